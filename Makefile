@@ -1,0 +1,40 @@
+# Fray: the two quick-start commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck unit bench fuzz soak clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/fray dev
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest -n auto -q
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+fuzz: $(STAMP)
+	FRAY_FUZZ=1 $(BIN)/pytest -q -m fuzz tests
+
+soak: $(STAMP)
+	FRAY_SOAK=1 $(BIN)/pytest -q -m soak tests
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

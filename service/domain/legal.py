@@ -1,0 +1,36 @@
+"""The shared actions a viewer may take, for front ends to draw as buttons."""
+
+from __future__ import annotations
+
+from service.domain.context import Actor
+from service.domain.table import Table
+from service.domain.views import ActionOption
+
+
+def common_actions(table: Table, viewer: Actor) -> list[ActionOption]:
+    actions: list[ActionOption] = []
+    if viewer.is_gm and table.phase != "ended":
+        actions.append(ActionOption(type="add-combatant", label="Add a combatant"))
+        if table.phase == "setup" and table.combatants:
+            actions.append(ActionOption(type="start-encounter", label="Start the encounter"))
+        if table.phase == "running":
+            actions.append(ActionOption(type="end-encounter", label="End the encounter"))
+        if any(c.status == "running" for c in table.clocks.values()):
+            actions.append(ActionOption(type="pause-clocks", label="Pause all clocks"))
+        if any(c.status == "paused" for c in table.clocks.values()):
+            actions.append(ActionOption(type="resume-clocks", label="Resume the clocks"))
+    for window in table.open_windows():
+        for combatant_id in window.waiting_for():
+            if viewer.controls(combatant_id):
+                actions.append(
+                    ActionOption(
+                        type="answer-reaction",
+                        label=f"React ({window.trigger.get('kind', 'reaction')})",
+                        actor=combatant_id,
+                        params={
+                            "window_id": window.id,
+                            "options": list(window.eligible[combatant_id]),
+                        },
+                    )
+                )
+    return actions

@@ -1,0 +1,35 @@
+"""Options every encounter has, whatever its ruleset. Rulesets subclass `EncounterOptions`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EncounterOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gm_overrides: Literal["visible", "hidden"] = Field(
+        default="visible",
+        description="Whether players are told that the GM adjusted hit points or conditions.",
+    )
+    dice: Literal["server", "table", "mixed"] = Field(
+        default="server",
+        description=(
+            "server: Fray rolls every die from the committed seed; table: every die comes "
+            "from the table with the command; mixed: table dice when given, else server."
+        ),
+    )
+    hide_enemy_health: bool = Field(
+        default=False, description="Players see other sides' health only as a condition word."
+    )
+    reaction_window: float = Field(
+        default=30.0, ge=0, le=86_400, description="Seconds a reaction window stays open."
+    )
+    turn_time_limit: float | None = Field(
+        default=None, gt=0, le=30 * 86_400, description="Seconds per turn; none for no timer."
+    )
+    on_turn_timeout: Literal["end-turn", "delay", "record"] = Field(
+        default="end-turn", description="What happens when the turn timer runs out."
+    )

@@ -1,0 +1,198 @@
+"""The ruleset contract (DESIGN.md, "The Decider") and the plumbing every ruleset shares.
+
+A ruleset subclasses `RulesetBase`, names its own commands, events, options and stat block,
+and implements `new_state`, `decide_own` and `evolve_own`; the shared commands and events
+(roster, map, GM adjudication, clocks, reactions) are handled here once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated
+from service.domain.context import Actor, DecideContext
+from service.domain.errors import InvalidCommand
+from service.domain.legal import common_actions
+from service.domain.messages import Command, Event
+from service.domain.narration import Names, narrate_with
+from service.domain.options import EncounterOptions
+from service.domain.redaction import summarize
+from service.domain.table import Pool, Table
+from service.domain.table_evolve import evolve_table
+from service.domain.table_rules import decide_common
+from service.domain.upcasting import Upcaster, upcast
+from service.domain.views import ActionOption, EncounterSummary
+
+
+class EncounterState(BaseModel):
+    """Base of every ruleset's state: the shared table and the encounter's options."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    table: Table = Field(default_factory=Table)
+    options: EncounterOptions
+
+
+S = TypeVar("S", bound=EncounterState)
+
+
+def with_table(state: S, event: Event) -> S:
+    """The state with the shared part of an event applied to its table."""
+    if isinstance(event, COMMON_EVENTS):
+        return state.model_copy(update={"table": evolve_table(state.table, event)})
+    return state
+
+
+class NoStats(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+def _type_of(model: type[BaseModel]) -> str:
+    default = model.model_fields["type"].default
+    assert isinstance(default, str)
+    return default
+
+
+class RulesetBase(Generic[S]):
+    name: ClassVar[str]
+    version: ClassVar[str]
+    title: ClassVar[str]
+    options_model: ClassVar[type[EncounterOptions]] = EncounterOptions
+    state_model: ClassVar[type[EncounterState]]
+    stats_model: ClassVar[type[BaseModel]] = NoStats
+    commands: ClassVar[tuple[type[Command], ...]] = ()
+    events: ClassVar[tuple[type[Event], ...]] = ()
+    event_schemas: ClassVar[dict[str, int]] = {}
+    upcasters: ClassVar[dict[tuple[str, int], Upcaster]] = {}
+
+    def __init__(self) -> None:
+        self.command_models = {_type_of(m): m for m in (*COMMON_COMMANDS, *self.commands)}
+        self.event_models = {_type_of(m): m for m in (*COMMON_EVENTS, *self.events)}
+
+    # --- parsing ---------------------------------------------------------------------
+
+    def command_types(self) -> list[str]:
+        return sorted(self.command_models)
+
+    def parse_command(self, raw: Any) -> Command:
+        if not isinstance(raw, dict):
+            raise InvalidCommand("a command is a JSON object with a 'type'")
+        kind = raw.get("type")
+        model = self.command_models.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            valid = ", ".join(self.command_types())
+            what = f"unknown command type '{kind}'" if kind is not None else "no command 'type'"
+            raise InvalidCommand(
+                f"{what} for ruleset {self.name}; valid types: {valid}",
+                code="command/unknown-type",
+                details={"valid_types": self.command_types()},
+            )
+        try:
+            return model.model_validate(raw)
+        except ValidationError as error:
+            raise invalid(error, f"'{kind}' command") from None
+
+    def parse_options(self, raw: Any) -> EncounterOptions:
+        try:
+            return self.options_model.model_validate(raw or {})
+        except ValidationError as error:
+            raise invalid(error, "options", code="encounter/bad-options") from None
+
+    def event_data(self, event: Event) -> tuple[str, int, dict[str, Any]]:
+        kind = _type_of(type(event))
+        data = event.model_dump(mode="json", exclude={"type"})
+        return kind, self.event_schemas.get(kind, 1), data
+
+    def event_from(self, kind: str, schema: int, data: dict[str, Any]) -> Event:
+        """The event model of a stored event, upcast from an older schema if need be."""
+        current = self.event_schemas.get(kind, 1)
+        if schema != current:
+            data = upcast(self.upcasters, kind, schema, current, data)
+        return self.event_models[kind].model_validate(data)
+
+    # --- the Decider -----------------------------------------------------------------
+
+    def initial_state(self, created: EncounterCreated) -> S:
+        return self.new_state(self.options_model.model_validate(created.options))
+
+    def new_state(self, options: EncounterOptions) -> S:
+        state: S = self.state_model(options=options)  # type: ignore[assignment]
+        return state
+
+    def decide(self, state: S, command: Command, ctx: DecideContext) -> list[Event]:
+        if isinstance(command, COMMON_COMMANDS):
+            events = decide_common(
+                state.table,
+                command,
+                ctx,
+                self.stats_model,
+                self.pools,
+                state.options.reaction_window,
+            )
+            if not events:
+                return []
+            after = self.apply(state, events)
+            return events + self.follow_up(after, command, events, ctx)
+        return self.decide_own(state, command, ctx)
+
+    def evolve(self, state: S, event: Event) -> S:
+        return self.evolve_own(with_table(state, event), event)
+
+    def apply(self, state: S, events: list[Event]) -> S:
+        for event in events:
+            state = self.evolve(state, event)
+        return state
+
+    # --- what a ruleset supplies -----------------------------------------------------
+
+    def decide_own(self, state: S, command: Command, ctx: DecideContext) -> list[Event]:
+        raise NotImplementedError
+
+    def evolve_own(self, state: S, event: Event) -> S:
+        return state
+
+    def follow_up(
+        self, state: S, command: Command, events: list[Event], ctx: DecideContext
+    ) -> list[Event]:
+        """Ruleset events that follow shared ones: the first turn after the start, a clock's
+        expiry, the resolution of a closed reaction window."""
+        return []
+
+    def pools(self, stats: BaseModel) -> dict[str, Pool]:
+        return {}
+
+    def round(self, state: S) -> int:
+        return 0
+
+    def phase_label(self, state: S) -> str:
+        return state.table.phase
+
+    def acting(self, state: S) -> list[str]:
+        return []
+
+    def legal_actions(self, state: S, viewer: Actor) -> list[ActionOption]:
+        return common_actions(state.table, viewer)
+
+    def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
+        return narrate_with({}, kind, data, names)
+
+    def summary(self, state: S, viewer: Actor | None = None, version: int = 0) -> EncounterSummary:
+        return summarize(self, state, viewer, version)
+
+
+def invalid(error: ValidationError, what: str, code: str = "command/invalid") -> InvalidCommand:
+    """A validation error in words: which field, and what is wrong with it."""
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"])
+        problems.append(f"field '{field}': {item['msg']}" if field else item["msg"])
+    return InvalidCommand(
+        f"the {what} is not valid: " + "; ".join(problems),
+        code=code,
+        details=[
+            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
+            for e in error.errors()
+        ],
+    )

@@ -1,0 +1,91 @@
+"""The state every ruleset shares: combatants, the map, notes, clocks and reaction windows.
+
+Each ruleset's state holds one `Table` as `table` and adds what its own rules need.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.domain.clocks import Clock
+from service.domain.errors import RuleViolation
+from service.domain.grid import Cell, GridMap
+from service.domain.reactions import ReactionPolicy, ReactionWindow
+
+Phase = Literal["setup", "running", "ended"]
+TurnMoment = Literal["start-of-turn", "end-of-turn"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Pool(Frozen):
+    """A resource with a current value and an optional maximum: hit points, REF, mana."""
+
+    current: int
+    max: int | None = None
+
+
+class Condition(Frozen):
+    """A named condition; with `rounds` it lasts that many of the anchor's turns."""
+
+    name: str
+    rounds: int | None = None
+    ends: TurnMoment = "end-of-turn"
+    anchor: str | None = None
+    source: str | None = None
+    note: str | None = None
+
+
+class Combatant(Frozen):
+    id: str
+    name: str
+    side: str
+    controller: str | None = None
+    stats: dict[str, Any] = Field(default_factory=dict)
+    pools: dict[str, Pool] = Field(default_factory=dict)
+    conditions: tuple[Condition, ...] = ()
+    position: Cell | None = None
+    out_of_fight: bool = False
+
+    def resource_values(self) -> dict[str, int]:
+        return {name: pool.current for name, pool in self.pools.items()}
+
+    def has_condition(self, name: str) -> bool:
+        return any(c.name == name for c in self.conditions)
+
+
+class Note(Frozen):
+    text: str
+    hidden: bool = False
+    author: str | None = None
+
+
+class Table(Frozen):
+    phase: Phase = "setup"
+    combatants: dict[str, Combatant] = Field(default_factory=dict)
+    map: GridMap | None = None
+    notes: tuple[Note, ...] = ()
+    clocks: dict[str, Clock] = Field(default_factory=dict)
+    windows: dict[str, ReactionWindow] = Field(default_factory=dict)
+    windows_opened: int = 0
+    policies: dict[str, tuple[ReactionPolicy, ...]] = Field(default_factory=dict)
+    end_reason: str | None = None
+
+    def combatant(self, combatant_id: str) -> Combatant:
+        found = self.combatants.get(combatant_id)
+        if found is None:
+            raise RuleViolation(
+                "combatant/unknown", f"there is no combatant '{combatant_id}' in this encounter"
+            )
+        return found
+
+    def resources_of(self, combatant_id: str) -> dict[str, int]:
+        found = self.combatants.get(combatant_id)
+        return found.resource_values() if found else {}
+
+    def open_windows(self) -> list[ReactionWindow]:
+        return [w for w in self.windows.values() if w.open]

@@ -1,0 +1,136 @@
+"""How the shared events change the `Table`. Total: never raises on an event decide produced."""
+
+from __future__ import annotations
+
+from service.domain import clocks, reactions
+from service.domain.common import (
+    CombatantAdded,
+    CombatantDowned,
+    CombatantRemoved,
+    CombatantRevived,
+    CombatantUpdated,
+    ConditionApplied,
+    ConditionExpired,
+    ConditionRemoved,
+    ConditionTicked,
+    EncounterEnded,
+    EncounterStarted,
+    MapSet,
+    NoteAdded,
+    ReactionPolicySet,
+    ResourceAdjusted,
+    TokenMoved,
+    TokenPlaced,
+)
+from service.domain.messages import Event
+from service.domain.table import Combatant, Condition, Note, Pool, Table
+
+
+def evolve_table(table: Table, event: Event) -> Table:
+    match event:
+        case CombatantAdded():
+            combatant = Combatant(
+                id=event.combatant_id,
+                name=event.name,
+                side=event.side,
+                controller=event.controller,
+                stats=event.stats,
+                pools={k: Pool.model_validate(v) for k, v in event.pools.items()},
+                position=event.position,
+            )
+            return _with(table, combatant)
+        case CombatantUpdated():
+            changes = {
+                k: v
+                for k, v in event.model_dump(
+                    include={"name", "side", "controller", "stats"}
+                ).items()
+                if v is not None
+            }
+            return _update(table, event.combatant_id, **changes)
+        case CombatantRemoved():
+            rest = {k: v for k, v in table.combatants.items() if k != event.combatant_id}
+            return table.model_copy(update={"combatants": rest})
+        case MapSet():
+            return table.model_copy(update={"map": event.map})
+        case TokenPlaced():
+            return _update(table, event.combatant_id, position=event.cell)
+        case TokenMoved():
+            return _update(table, event.combatant_id, position=event.path[-1])
+        case EncounterStarted():
+            return table.model_copy(update={"phase": "running"})
+        case EncounterEnded():
+            return table.model_copy(update={"phase": "ended", "end_reason": event.reason})
+        case ResourceAdjusted():
+            old = table.combatants[event.combatant_id].pools.get(event.resource)
+            new_max = event.max if event.max is not None else (old.max if old else None)
+            pools = {
+                **table.combatants[event.combatant_id].pools,
+                event.resource: Pool(current=event.after, max=new_max),
+            }
+            return _update(table, event.combatant_id, pools=pools)
+        case ConditionApplied():
+            condition = Condition(
+                name=event.condition,
+                rounds=event.rounds,
+                ends=event.ends,
+                anchor=event.anchor,
+                source=event.source,
+                note=event.note,
+            )
+            kept = _without(table.combatants[event.combatant_id].conditions, event.condition)
+            return _update(table, event.combatant_id, conditions=(*kept, condition))
+        case ConditionRemoved() | ConditionExpired():
+            kept = _without(table.combatants[event.combatant_id].conditions, event.condition)
+            return _update(table, event.combatant_id, conditions=kept)
+        case ConditionTicked():
+            conditions = tuple(
+                c.model_copy(update={"rounds": event.rounds_left})
+                if c.name == event.condition
+                else c
+                for c in table.combatants[event.combatant_id].conditions
+            )
+            return _update(table, event.combatant_id, conditions=conditions)
+        case CombatantDowned():
+            return _update(table, event.combatant_id, out_of_fight=True)
+        case CombatantRevived():
+            return _update(table, event.combatant_id, out_of_fight=False)
+        case NoteAdded():
+            note = Note(text=event.text, hidden=event.hidden, author=event.author)
+            return table.model_copy(update={"notes": (*table.notes, note)})
+        case ReactionPolicySet():
+            return table.model_copy(
+                update={"policies": {**table.policies, event.combatant_id: event.policies}}
+            )
+        case (
+            clocks.ClockStarted()
+            | clocks.ClockPaused()
+            | clocks.ClockResumed()
+            | clocks.ClockExpired()
+            | clocks.ClockStopped()
+        ):
+            return table.model_copy(update={"clocks": clocks.evolve_clocks(table.clocks, event)})
+        case reactions.ReactionWindowOpened():
+            window = reactions.window_from(event)
+            return table.model_copy(
+                update={
+                    "windows": {**table.windows, window.id: window},
+                    "windows_opened": table.windows_opened + 1,
+                }
+            )
+        case reactions.ReactionAnswered() | reactions.ReactionWindowClosed():
+            window = reactions.evolve_window(table.windows[event.window_id], event)
+            return table.model_copy(update={"windows": {**table.windows, window.id: window}})
+    return table
+
+
+def _with(table: Table, combatant: Combatant) -> Table:
+    return table.model_copy(update={"combatants": {**table.combatants, combatant.id: combatant}})
+
+
+def _update(table: Table, combatant_id: str, **changes: object) -> Table:
+    return _with(table, table.combatants[combatant_id].model_copy(update=changes))
+
+
+def _without(conditions: tuple[Condition, ...], name: str) -> tuple[Condition, ...]:
+    return tuple(c for c in conditions if c.name != name)

@@ -1,0 +1,339 @@
+"""Deciding and evolving the commands and events every ruleset shares."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from service.domain import clocks, reactions
+from service.domain.common import (
+    AddCombatant,
+    AddNote,
+    AdjustResource,
+    AnswerReaction,
+    ApplyCondition,
+    CloseReactionWindow,
+    CombatantAdded,
+    CombatantDowned,
+    CombatantRemoved,
+    CombatantRevived,
+    CombatantUpdated,
+    ConditionApplied,
+    ConditionExpired,
+    ConditionRemoved,
+    ConditionTicked,
+    EncounterEnded,
+    EncounterStarted,
+    EndEncounter,
+    ExpireClock,
+    MapSet,
+    MoveToken,
+    NoteAdded,
+    PauseClocks,
+    PlaceToken,
+    ReactionPolicySet,
+    RemoveCombatant,
+    RemoveCondition,
+    ResourceAdjusted,
+    ResumeClocks,
+    Rewind,
+    Rewound,
+    SetMap,
+    SetReactionPolicy,
+    StartEncounter,
+    TokenMoved,
+    TokenPlaced,
+    UpdateCombatant,
+)
+from service.domain.context import DecideContext
+from service.domain.errors import RuleViolation
+from service.domain.grid import Cell, GridMap, find_path, on_map, terrain_at
+from service.domain.messages import Command, Event
+from service.domain.table import Pool, Table, TurnMoment
+
+PoolsFromStats = Callable[[BaseModel], dict[str, Pool]]
+_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def validate_stats(model: type[BaseModel], stats: Mapping[str, Any]) -> BaseModel:
+    try:
+        return model.model_validate(stats)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'stats'}: {e['msg']}" for e in error.errors()
+        )
+        raise RuleViolation(
+            "combatant/bad-stats", f"the stat block is not valid: {problems}"
+        ) from None
+
+
+def new_combatant_id(table: Table, name: str) -> str:
+    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "combatant"
+    candidate, n = base, 2
+    while candidate in table.combatants:
+        candidate, n = f"{base}-{n}", n + 1
+    return candidate
+
+
+def decide_common(
+    table: Table,
+    command: Command,
+    ctx: DecideContext,
+    stats_model: type[BaseModel],
+    pools_from_stats: PoolsFromStats,
+    reaction_seconds: float,
+) -> list[Event]:
+    if table.phase == "ended" and not isinstance(command, (Rewind, AddNote)):
+        raise RuleViolation("encounter/ended", "the encounter has ended")
+    match command:
+        case AddCombatant():
+            return _add_combatant(table, command, ctx, stats_model, pools_from_stats)
+        case UpdateCombatant():
+            ctx.require_gm("change a combatant")
+            table.combatant(command.combatant_id)
+            stats = None
+            if command.stats is not None:
+                stats = validate_stats(stats_model, command.stats).model_dump(mode="json")
+            return [
+                CombatantUpdated(
+                    combatant_id=command.combatant_id,
+                    name=command.name,
+                    side=command.side,
+                    controller=command.controller,
+                    stats=stats,
+                )
+            ]
+        case RemoveCombatant():
+            ctx.require_gm("remove a combatant")
+            table.combatant(command.combatant_id)
+            return [CombatantRemoved(combatant_id=command.combatant_id)]
+        case SetMap():
+            ctx.require_gm("set the map")
+            for c in table.combatants.values():
+                if c.position is not None and not on_map(command.map, c.position):
+                    raise RuleViolation(
+                        "map/token-off-map", f"{c.name} would be off the new map; move it first"
+                    )
+            return [MapSet(map=command.map)]
+        case PlaceToken():
+            ctx.require_gm("place tokens")
+            table.combatant(command.combatant_id)
+            if command.cell is not None:
+                _check_free_cell(table, command.cell, command.combatant_id)
+            return [TokenPlaced(combatant_id=command.combatant_id, cell=command.cell)]
+        case MoveToken():
+            return [move_token(table, command.combatant_id, command.to, ctx)]
+        case StartEncounter():
+            ctx.require_gm("start the encounter")
+            if table.phase != "setup":
+                raise RuleViolation(
+                    "encounter/already-started", "the encounter has already started"
+                )
+            if not table.combatants:
+                raise RuleViolation("encounter/no-combatants", "add combatants before starting")
+            return [EncounterStarted()]
+        case EndEncounter():
+            ctx.require_gm("end the encounter")
+            stopped = [
+                e for cid in sorted(table.clocks) for e in clocks.stop_clock(table.clocks, cid)
+            ]
+            closed = [e for w in table.open_windows() for e in reactions.close(w, "gm")]
+            return [
+                *stopped,
+                *closed,
+                EncounterEnded(reason=command.reason, seed=ctx.revealed_seed()),
+            ]
+        case AdjustResource():
+            ctx.require_gm("adjust hit points or resources")
+            return adjust_pool(
+                table,
+                command.combatant_id,
+                command.resource,
+                command.delta,
+                command.set,
+                command.max,
+                command.reason,
+            )
+        case ApplyCondition():
+            ctx.require_gm("apply conditions")
+            table.combatant(command.combatant_id)
+            if command.anchor is not None:
+                table.combatant(command.anchor)
+            return [ConditionApplied(**command.model_dump(exclude={"type"}))]
+        case RemoveCondition():
+            ctx.require_gm("remove conditions")
+            if not table.combatant(command.combatant_id).has_condition(command.condition):
+                raise RuleViolation(
+                    "condition/not-present",
+                    f"{command.combatant_id} does not have the condition '{command.condition}'",
+                )
+            return [
+                ConditionRemoved(combatant_id=command.combatant_id, condition=command.condition)
+            ]
+        case AddNote():
+            if command.hidden:
+                ctx.require_gm("write hidden notes")
+            return [NoteAdded(text=command.text, hidden=command.hidden, author=ctx.actor.id)]
+        case Rewind():
+            ctx.require_gm("rewind the encounter")
+            current = ctx.roller.version - 1
+            if command.to_version >= current:
+                raise RuleViolation(
+                    "rewind/not-in-past",
+                    f"can only rewind to a version before the current one ({current})",
+                )
+            return [Rewound(to_version=command.to_version, from_version=current)]
+        case SetReactionPolicy():
+            ctx.require_control(command.combatant_id)
+            table.combatant(command.combatant_id)
+            return [ReactionPolicySet(combatant_id=command.combatant_id, policies=command.policies)]
+        case AnswerReaction():
+            ctx.require_control(command.combatant_id)
+            return reactions.answer(
+                table.windows.get(command.window_id), command.combatant_id, command.option
+            )
+        case CloseReactionWindow():
+            ctx.require_gm("close a reaction window")
+            return reactions.close(table.windows.get(command.window_id), "deadline")
+        case PauseClocks():
+            ctx.require_gm("pause the clocks")
+            return clocks.pause_all(table.clocks, ctx.now)
+        case ResumeClocks():
+            ctx.require_gm("resume the clocks")
+            return clocks.resume_all(table.clocks, ctx.now)
+        case ExpireClock():
+            ctx.require_gm("expire a clock")
+            return clocks.expire_clock(table.clocks, command.clock_id, command.generation)
+    raise RuleViolation("command/unknown", f"'{command}' is not a command every ruleset accepts")
+
+
+def _add_combatant(
+    table: Table,
+    command: AddCombatant,
+    ctx: DecideContext,
+    stats_model: type[BaseModel],
+    pools_from_stats: PoolsFromStats,
+) -> list[Event]:
+    ctx.require_gm("add combatants")
+    combatant_id = command.combatant_id or new_combatant_id(table, command.name)
+    if not _ID.match(combatant_id):
+        raise RuleViolation(
+            "combatant/bad-id",
+            "a combatant id is 1-64 lowercase letters, digits, '-' or '_', starting with a "
+            "letter or digit",
+        )
+    if combatant_id in table.combatants:
+        raise RuleViolation("combatant/duplicate-id", f"'{combatant_id}' is already in use")
+    stats = validate_stats(stats_model, command.stats)
+    if command.position is not None:
+        _check_free_cell(table, command.position, combatant_id)
+    pools = {name: pool.model_dump() for name, pool in pools_from_stats(stats).items()}
+    return [
+        CombatantAdded(
+            combatant_id=combatant_id,
+            name=command.name,
+            side=command.side,
+            controller=command.controller,
+            stats=stats.model_dump(mode="json"),
+            pools=pools,
+            position=command.position,
+        )
+    ]
+
+
+def _check_free_cell(table: Table, cell: Cell, mover: str) -> GridMap:
+    if table.map is None:
+        raise RuleViolation("map/none", "set a map before placing tokens")
+    if not on_map(table.map, cell):
+        raise RuleViolation("map/off-map", f"cell ({cell.x}, {cell.y}) is not on the map")
+    if terrain_at(table.map, cell).kind == "impassable":
+        raise RuleViolation("map/impassable", f"cell ({cell.x}, {cell.y}) is impassable")
+    for other in table.combatants.values():
+        if other.id != mover and other.position == cell and not other.out_of_fight:
+            raise RuleViolation("map/occupied", f"{other.name} already stands there")
+    return table.map
+
+
+def move_token(table: Table, combatant_id: str, to: Cell, ctx: DecideContext) -> TokenMoved:
+    """The cheapest legal path to `to`: terrain costs apply, enemies block, allies may be passed."""
+    mover = table.combatant(combatant_id)
+    ctx.require_control(combatant_id, mover.name)
+    grid = _check_free_cell(table, to, combatant_id)
+    if mover.position is None:
+        raise RuleViolation("map/not-placed", f"{mover.name} has no position on the map yet")
+    occupancy = {
+        c.position: c.side
+        for c in table.combatants.values()
+        if c.position is not None and c.id != combatant_id and not c.out_of_fight
+    }
+    path = find_path(grid, mover.position, to, occupancy, mover.side)
+    if path is None:
+        raise RuleViolation(
+            "map/no-path", f"{mover.name} has no path to ({to.x}, {to.y}) past walls and enemies"
+        )
+    return TokenMoved(combatant_id=combatant_id, path=tuple(path.cells), cost=path.cost)
+
+
+def adjust_pool(
+    table: Table,
+    combatant_id: str,
+    resource: str,
+    delta: int | None,
+    set_to: int | None,
+    new_max: int | None,
+    reason: str | None,
+    gm_override: bool = True,
+) -> list[Event]:
+    combatant = table.combatant(combatant_id)
+    if (delta is None) == (set_to is None):
+        raise RuleViolation(
+            "resource/delta-or-set", "give either a delta or a value to set, not both"
+        )
+    pool = combatant.pools.get(resource)
+    if pool is None and set_to is None:
+        names = ", ".join(sorted(combatant.pools)) or "none"
+        raise RuleViolation(
+            "resource/unknown", f"{combatant.name} has no '{resource}' (has: {names})"
+        )
+    before = pool.current if pool else 0
+    after = set_to if set_to is not None else before + (delta or 0)
+    events: list[Event] = [
+        ResourceAdjusted(
+            combatant_id=combatant_id,
+            resource=resource,
+            before=before,
+            after=after,
+            max=new_max,
+            reason=reason,
+            gm_override=gm_override,
+        )
+    ]
+    if resource == "hp":
+        if after <= 0 < before and not combatant.out_of_fight:
+            events.append(CombatantDowned(combatant_id=combatant_id))
+        elif before <= 0 < after and combatant.out_of_fight:
+            events.append(CombatantRevived(combatant_id=combatant_id))
+    return events
+
+
+def tick_conditions(table: Table, turn_of: str, moment: TurnMoment) -> list[Event]:
+    """Timed conditions anchored on `turn_of` lose a round at this moment of its turn."""
+    events: list[Event] = []
+    for combatant in table.combatants.values():
+        for condition in combatant.conditions:
+            anchor = condition.anchor or combatant.id
+            if condition.rounds is None or anchor != turn_of or condition.ends != moment:
+                continue
+            left = condition.rounds - 1
+            if left <= 0:
+                events.append(ConditionExpired(combatant_id=combatant.id, condition=condition.name))
+            else:
+                events.append(
+                    ConditionTicked(
+                        combatant_id=combatant.id, condition=condition.name, rounds_left=left
+                    )
+                )
+    return events

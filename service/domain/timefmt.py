@@ -1,0 +1,22 @@
+"""Server times are ISO 8601 UTC strings with milliseconds, e.g. 2026-11-21T19:24:17.123Z."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+
+def iso(moment: datetime) -> str:
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def later(moment: datetime, seconds: float) -> str:
+    return iso(moment + timedelta(seconds=seconds))
+
+
+def millis_between(start: datetime, end: datetime) -> int:
+    return int((end - start) / timedelta(milliseconds=1))

@@ -1,0 +1,76 @@
+"""Ruleset-independent views every front end can render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.domain.grid import Cell
+
+
+class View(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PoolView(View):
+    current: int | None
+    max: int | None = None
+
+
+class ConditionView(View):
+    name: str
+    rounds_left: int | None = None
+
+
+class CombatantSummary(View):
+    id: str
+    name: str
+    side: str
+    controller: str | None = None
+    health: PoolView | None = None
+    pools: dict[str, PoolView] = Field(default_factory=dict)
+    position: Cell | None = None
+    conditions: list[ConditionView] = Field(default_factory=list)
+    out_of_fight: bool = False
+    health_word: str | None = Field(
+        default=None, description="Shown instead of numbers when the encounter hides health."
+    )
+
+
+class ClockView(View):
+    id: str
+    label: str
+    owner: str | None = None
+    status: str
+    deadline: str | None = None
+    remaining_ms: int | None = None
+
+
+class WindowView(View):
+    id: str
+    trigger: dict[str, Any]
+    waiting_for: list[str]
+    deadline: str | None = None
+
+
+class EncounterSummary(View):
+    ruleset: str
+    version: int = 0
+    phase: str
+    round: int = 0
+    acting: list[str] = Field(default_factory=list, description="Who may act now.")
+    combatants: list[CombatantSummary] = Field(default_factory=list)
+    clocks: list[ClockView] = Field(default_factory=list)
+    reaction_windows: list[WindowView] = Field(default_factory=list)
+
+
+class ActionOption(View):
+    """One thing a viewer may do now, so a front end can draw a button for it."""
+
+    type: str = Field(description="The command type to send.")
+    label: str
+    actor: str | None = Field(default=None, description="The combatant who would act.")
+    cost: dict[str, int] | None = None
+    targets: list[str] | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
