@@ -7,8 +7,15 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from hypothesis import HealthCheck, settings
 
 from service.embedded_redis import RedisServer
+
+# No hypothesis deadlines: the machine is shared and noisy, and speed is measured in bench/.
+settings.register_profile(
+    "fray", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("fray")
 
 
 @pytest.fixture(scope="session")

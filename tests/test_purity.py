@@ -67,5 +67,9 @@ def test_the_purity_check_catches_an_offender(tmp_path: Path) -> None:
 
 def test_every_ruleset_is_checked() -> None:
     checked = {p.parent.name for p in pure_files() if p.parent.parent.name == "rules"}
-    on_disk = {p.name for p in (ROOT / "service" / "rules").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    on_disk = {
+        p.name
+        for p in (ROOT / "service" / "rules").iterdir()
+        if p.is_dir() and p.name != "__pycache__"
+    }
     assert on_disk <= checked

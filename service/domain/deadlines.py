@@ -18,6 +18,7 @@ from service.domain.clocks import (
 )
 from service.domain.messages import Event
 from service.domain.reactions import ReactionWindowClosed, ReactionWindowOpened
+from service.domain.table import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,4 +51,30 @@ def deadline_changes(events: list[Event]) -> list[DeadlineChange]:
             case ReactionWindowClosed():
                 key = f"window:{event.window_id}"
                 changes[key] = DeadlineChange(key, None)
+    return list(changes.values())
+
+
+def table_deadlines(before: Table, after: Table) -> list[DeadlineChange]:
+    """Deadlines that make the outbox match `after`, e.g. once a rewind restored it.
+
+    A running clock or an open window with a deadline in `after` is (re)armed; any other
+    clock or window known to either table is cancelled.
+    """
+    changes: dict[str, DeadlineChange] = {}
+    for clock_id in sorted({*before.clocks, *after.clocks}):
+        key = f"clock:{clock_id}"
+        clock = after.clocks.get(clock_id)
+        if clock is not None and clock.status == "running" and clock.deadline is not None:
+            command = {"type": "expire-clock", "clock_id": clock_id, "generation": clock.generation}
+            changes[key] = DeadlineChange(key, clock.deadline, command)
+        else:
+            changes[key] = DeadlineChange(key, None)
+    for window_id in sorted({*before.windows, *after.windows}):
+        key = f"window:{window_id}"
+        window = after.windows.get(window_id)
+        if window is not None and window.open and window.deadline is not None:
+            command = {"type": "close-reaction-window", "window_id": window_id}
+            changes[key] = DeadlineChange(key, window.deadline, command)
+        else:
+            changes[key] = DeadlineChange(key, None)
     return list(changes.values())

@@ -43,7 +43,9 @@ class Requirement(BaseModel):
 class ReactionPolicy(BaseModel):
     """Answer `option` to windows of `trigger` (any when None) while every requirement holds."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, serialize_by_alias=True
+    )
 
     option: str
     trigger: str | None = None

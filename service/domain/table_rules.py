@@ -86,7 +86,8 @@ def decide_common(
     pools_from_stats: PoolsFromStats,
     reaction_seconds: float,
 ) -> list[Event]:
-    if table.phase == "ended" and not isinstance(command, (Rewind, AddNote)):
+    if table.phase == "ended" and not isinstance(command, AddNote):
+        # The seed is revealed at the end: reopening would make every later die predictable.
         raise RuleViolation("encounter/ended", "the encounter has ended")
     match command:
         case AddCombatant():

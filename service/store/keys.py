@@ -1,0 +1,87 @@
+"""Redis key layout of the event store.
+
+Every key of one encounter carries the hash tag ``{<encounter id>}`` so that, in Redis
+Cluster, all of them live in one slot and a Lua script may touch them together:
+
+    fray:{<id>}:events       stream; entry id "<version>-0", fields e=body, h=hash
+    fray:{<id>}:meta         hash; version, hash, created, plus caller fields (e.g. ruleset)
+    fray:{<id>}:cmds         hash; command id -> "<first>:<last>:<fingerprint>"
+    fray:{<id>}:outbox       zset; deadline key scored by its due time (epoch seconds)
+    fray:{<id>}:outbox-data  hash; deadline key -> payload
+    fray:{<id>}:snap         string; "<version>:<payload>"
+    fray:{<id>}:seed         string; the encounter's random seed
+
+plus one global key, ``fray:deadlines`` (zset: encounter id scored by its earliest due
+deadline), which is the only key outside an encounter's slot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from service.store.errors import InvalidArgument
+
+DEADLINE_INDEX = "fray:deadlines"
+
+# Braces would break the hash tag and whitespace makes keys hard to handle in tooling.
+_ENCOUNTER_ID = re.compile(r"[^{}\s]{1,200}")
+
+
+def check_encounter_id(encounter_id: str) -> str:
+    if not isinstance(encounter_id, str) or not _ENCOUNTER_ID.fullmatch(encounter_id):
+        raise InvalidArgument(
+            f"invalid encounter id {encounter_id!r}: 1-200 characters, no braces or whitespace"
+        )
+    return encounter_id
+
+
+@dataclass(frozen=True, slots=True)
+class EncounterKeys:
+    events: str
+    meta: str
+    cmds: str
+    outbox: str
+    outbox_data: str
+    snap: str
+    seed: str
+
+    def all(self) -> tuple[str, ...]:
+        return (
+            self.events,
+            self.meta,
+            self.cmds,
+            self.outbox,
+            self.outbox_data,
+            self.snap,
+            self.seed,
+        )
+
+
+def encounter_keys(encounter_id: str) -> EncounterKeys:
+    prefix = f"fray:{{{check_encounter_id(encounter_id)}}}"
+    return EncounterKeys(
+        events=f"{prefix}:events",
+        meta=f"{prefix}:meta",
+        cmds=f"{prefix}:cmds",
+        outbox=f"{prefix}:outbox",
+        outbox_data=f"{prefix}:outbox-data",
+        snap=f"{prefix}:snap",
+        seed=f"{prefix}:seed",
+    )
+
+
+def events_key(encounter_id: str) -> str:
+    return encounter_keys(encounter_id).events
+
+
+def hash_tag(key: str | bytes) -> str | None:
+    """The hash tag of a key as Redis Cluster computes it, or None if it has none."""
+    text = key.decode() if isinstance(key, bytes) else key
+    start = text.find("{")
+    if start < 0:
+        return None
+    end = text.find("}", start + 1)
+    if end <= start + 1:
+        return None
+    return text[start + 1 : end]

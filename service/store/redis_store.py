@@ -1,0 +1,308 @@
+"""The event store: one Redis stream per encounter, appended to by atomic Lua scripts.
+
+The store does not know the event schema. It keeps opaque event bodies with their
+version and hash, guards appends with an exact expected version and an idempotent
+command id, and keeps each encounter's pending deadlines (its outbox) in step with its
+events. Stream entry ids are "<version>-0", so reading after a version is a range scan.
+
+Key layout: see `service.store.keys`. Scripts, and the Redis Cluster caveat about the
+global deadline index: see `service.store.scripts`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import redis.asyncio
+
+from service.store import scripts
+from service.store.errors import (
+    CommandIdReused,
+    EncounterExists,
+    EncounterNotFound,
+    InvalidArgument,
+    StoreCorrupted,
+    VersionConflict,
+)
+from service.store.events import (
+    AppendResult,
+    Deadline,
+    Head,
+    StoredEvent,
+    event_from_entry,
+    score_text,
+    stream_id,
+)
+from service.store.keys import DEADLINE_INDEX, encounter_keys
+
+RESERVED_META = frozenset({"version", "hash", "created"})
+_NO_META: Mapping[str, str] = MappingProxyType({})
+
+
+class EventStore:
+    def __init__(self, client: redis.asyncio.Redis, snapshot_every: int = 100) -> None:
+        if snapshot_every < 1:
+            raise InvalidArgument("snapshot_every must be at least 1")
+        self._client = client
+        self.snapshot_every = snapshot_every
+        self._create = client.register_script(scripts.CREATE)
+        self._append = client.register_script(scripts.APPEND)
+        self._clear_deadline = client.register_script(scripts.CLEAR_DEADLINE)
+        self._outbox_range = client.register_script(scripts.OUTBOX_RANGE)
+        self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
+
+    # -- writing -------------------------------------------------------------------------
+
+    async def create(
+        self,
+        encounter_id: str,
+        first: StoredEvent,
+        seed: bytes,
+        meta: Mapping[str, str] = _NO_META,
+    ) -> AppendResult:
+        keys = encounter_keys(encounter_id)
+        if first.version != 1:
+            raise InvalidArgument(f"the first event must be version 1, got {first.version}")
+        clash = RESERVED_META.intersection(meta)
+        if clash:
+            raise InvalidArgument(f"meta fields {sorted(clash)} are reserved by the store")
+        args: list[str | bytes] = [first.hash, first.body, seed, repr(time.time())]
+        for field, value in meta.items():
+            args += [field, value]
+        reply = await self._create(keys=[keys.meta, keys.events, keys.seed], args=args)
+        if _status(reply) == "exists":
+            raise EncounterExists(encounter_id)
+        return AppendResult(first_version=1, last_version=1, duplicate=False)
+
+    async def append(
+        self,
+        encounter_id: str,
+        expected_version: int,
+        command_id: str,
+        fingerprint: str,
+        events: Sequence[StoredEvent],
+        deadlines: Sequence[Deadline] = (),
+        cancel: Sequence[str] = (),
+    ) -> AppendResult:
+        keys = encounter_keys(encounter_id)
+        _check_append(expected_version, command_id, events, deadlines, cancel)
+        args: list[str | bytes | int] = [
+            expected_version,
+            command_id,
+            fingerprint,
+            encounter_id,
+            len(events),
+        ]
+        for event in events:
+            args += [event.hash, event.body]
+        args.append(len(deadlines))
+        for deadline in deadlines:
+            args += [deadline.key, score_text(deadline.due), deadline.payload]
+        args.append(len(cancel))
+        args += cancel
+        reply = await self._append(
+            keys=[
+                keys.meta,
+                keys.events,
+                keys.cmds,
+                keys.outbox,
+                keys.outbox_data,
+                DEADLINE_INDEX,
+            ],
+            args=args,
+        )
+        status = _status(reply)
+        if status == "ok":
+            return AppendResult(int(reply[1]), int(reply[2]), duplicate=False)
+        if status == "duplicate":
+            return AppendResult(int(reply[1]), int(reply[2]), duplicate=True)
+        if status == "reused":
+            raise CommandIdReused(command_id)
+        if status == "missing":
+            raise EncounterNotFound(encounter_id)
+        if status == "conflict":
+            raise VersionConflict(expected_version, int(reply[1]))
+        if status == "corrupt":
+            raise StoreCorrupted(encounter_id, int(reply[1]), int(reply[2]))
+        raise RuntimeError(f"unexpected reply from the append script: {reply!r}")
+
+    def snapshot_due(self, result: AppendResult) -> bool:
+        """Whether an append crossed a multiple of `snapshot_every` (the caller snapshots).
+
+        The store cannot build snapshots itself: it does not know the event schema.
+        """
+        if result.duplicate or result.count <= 0:
+            return False
+        every = self.snapshot_every
+        return result.last_version // every > (result.first_version - 1) // every
+
+    async def save_snapshot(self, encounter_id: str, version: int, payload: bytes) -> bool:
+        """Store a snapshot unless one at this version or later exists; True if stored."""
+        keys = encounter_keys(encounter_id)
+        if version < 1:
+            raise InvalidArgument(f"snapshot version must be at least 1, got {version}")
+        reply = await self._save_snapshot(keys=[keys.snap, keys.meta], args=[version, payload])
+        status = _status(reply)
+        if status == "missing":
+            raise EncounterNotFound(encounter_id)
+        if status == "ahead":
+            raise InvalidArgument(
+                f"snapshot at version {version} is ahead of the encounter (version {reply[1]})"
+            )
+        return status == "ok"
+
+    async def clear_deadline(self, encounter_id: str, key: str, due: float) -> bool:
+        """Remove a deadline that fired, unless it has since moved to another due time."""
+        keys = encounter_keys(encounter_id)
+        reply = await self._clear_deadline(
+            keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX],
+            args=[key, score_text(due), encounter_id],
+        )
+        return bool(int(reply))
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def exists(self, encounter_id: str) -> bool:
+        return bool(await self._client.exists(encounter_keys(encounter_id).meta))
+
+    async def head(self, encounter_id: str) -> Head | None:
+        version, digest = await self._client.hmget(
+            encounter_keys(encounter_id).meta, ["version", "hash"]
+        )
+        if version is None or digest is None:
+            return None
+        return Head(version=int(version), hash=_text(digest))
+
+    async def meta(self, encounter_id: str) -> dict[str, str] | None:
+        """Every field of :meta, the store's own (version, hash, created) included."""
+        fields = await self._client.hgetall(encounter_keys(encounter_id).meta)
+        if not fields:
+            return None
+        return {_text(name): _text(value) for name, value in fields.items()}
+
+    async def seed(self, encounter_id: str) -> bytes | None:
+        value = await self._client.get(encounter_keys(encounter_id).seed)
+        return None if value is None else _bytes(value)
+
+    async def read(
+        self,
+        encounter_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        up_to: int | None = None,
+    ) -> list[StoredEvent]:
+        """Events with after < version <= up_to, oldest first, at most `limit` of them.
+
+        A missing encounter reads as empty, like a missing head reads as None.
+        """
+        key = encounter_keys(encounter_id).events
+        if after < 0:
+            raise InvalidArgument(f"after must not be negative, got {after}")
+        if limit is not None and limit < 0:
+            raise InvalidArgument(f"limit must not be negative, got {limit}")
+        if limit == 0 or (up_to is not None and up_to <= after):
+            return []
+        upper = "+" if up_to is None else stream_id(up_to)
+        entries = await self._client.xrange(key, stream_id(after + 1), upper, count=limit)
+        return [
+            event_from_entry(entry_id, fields)
+            for entry_id, fields in entries or []
+            if entry_id is not None and fields is not None
+        ]
+
+    async def command_outcome(
+        self, encounter_id: str, command_id: str
+    ) -> tuple[int, int, str] | None:
+        """A recorded command's (first_version, last_version, fingerprint), or None.
+
+        Lets a caller answer a retry without deciding the command again; `append` applies
+        the same record atomically, so this is only a shortcut.
+        """
+        record = await self._client.hget(encounter_keys(encounter_id).cmds, command_id)
+        if record is None:
+            return None
+        first, last, fingerprint = _text(record).split(":", 2)
+        return int(first), int(last), fingerprint
+
+    async def load_snapshot(self, encounter_id: str) -> tuple[int, bytes] | None:
+        value = await self._client.get(encounter_keys(encounter_id).snap)
+        if value is None:
+            return None
+        version, _, payload = _bytes(value).partition(b":")
+        return int(version), payload
+
+    async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
+        """Every pending deadline of the encounter, earliest first."""
+        return await self._outbox(encounter_id, "+inf", -1)
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, Deadline]]:
+        """Up to `limit` deadlines due at or before `now`, earliest first, across encounters."""
+        if limit <= 0:
+            return []
+        now_text = score_text(now)
+        # The global index holds each encounter's earliest due time, so the first `limit`
+        # encounters in it hold the first `limit` due deadlines.
+        index: list[Any] = await self._client.zrangebyscore(
+            DEADLINE_INDEX, "-inf", now_text, start=0, num=limit
+        )
+        found: list[tuple[str, Deadline]] = []
+        for member in index:
+            encounter_id = _text(member)
+            # Encounter outboxes live in different cluster slots, so one read each.
+            for deadline in await self._outbox(encounter_id, now_text, limit):
+                found.append((encounter_id, deadline))
+        found.sort(key=lambda item: (item[1].due, item[0], item[1].key))
+        return found[:limit]
+
+    async def _outbox(self, encounter_id: str, max_due: str, limit: int) -> list[Deadline]:
+        keys = encounter_keys(encounter_id)
+        flat = await self._outbox_range(keys=[keys.outbox, keys.outbox_data], args=[max_due, limit])
+        return [
+            Deadline(key=_text(flat[i]), due=float(flat[i + 1]), payload=_bytes(flat[i + 2]))
+            for i in range(0, len(flat), 3)
+        ]
+
+
+def _check_append(
+    expected_version: int,
+    command_id: str,
+    events: Sequence[StoredEvent],
+    deadlines: Sequence[Deadline],
+    cancel: Sequence[str],
+) -> None:
+    # The script trusts these; checking here keeps every refusal ahead of any write.
+    if expected_version < 0:
+        raise InvalidArgument(f"expected_version must not be negative, got {expected_version}")
+    if not command_id:
+        raise InvalidArgument("command_id must not be empty")
+    for offset, event in enumerate(events, start=1):
+        if event.version != expected_version + offset:
+            raise InvalidArgument(
+                f"event {offset} of the append has version {event.version}, "
+                f"expected {expected_version + offset}"
+            )
+    set_keys = [deadline.key for deadline in deadlines]
+    for deadline in deadlines:
+        if not deadline.key:
+            raise InvalidArgument("deadline keys must not be empty")
+        score_text(deadline.due)
+    if len(set(set_keys)) != len(set_keys):
+        raise InvalidArgument(f"a deadline key is set twice in one append: {set_keys}")
+    both = set(set_keys).intersection(cancel)
+    if both:
+        raise InvalidArgument(f"deadlines both set and cancelled in one append: {sorted(both)}")
+
+
+def _status(reply: Any) -> str:
+    return _text(reply[0])
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _bytes(value: bytes | str) -> bytes:
+    return value.encode() if isinstance(value, str) else value

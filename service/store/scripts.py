@@ -1,0 +1,178 @@
+"""Lua scripts of the event store.
+
+Each script makes every check before its first write, so a refused call writes nothing
+(Redis does not roll a script back when it fails half way). Scripts answer with a status
+table, e.g. {'ok', first, last} or {'conflict', actual}, which the Python side turns into
+results and named errors; they only raise for bugs.
+
+They use commands that exist in Redis 6.2 and 7.x and are plain EVAL scripts (no
+FUNCTION LOAD, no shebang flags), so both versions run them.
+
+Cluster note: every key passed to a script shares the encounter's hash tag except
+``fray:deadlines``, the global deadline index, which APPEND and CLEAR_DEADLINE also
+maintain. That is fine on a single Redis (or with replicas), but Redis Cluster refuses a
+script whose keys span slots; a cluster deployment needs the index updated outside the
+script (e.g. from the outbox after the append), which a later issue handles.
+"""
+
+from __future__ import annotations
+
+# Keeps the global index pointing at the encounter's earliest pending deadline.
+_SYNC_INDEX = """
+local function sync_index(outbox, index, encounter)
+  local first = redis.call('ZRANGE', outbox, 0, 0, 'WITHSCORES')
+  if first[1] then
+    redis.call('ZADD', index, first[2], encounter)
+  else
+    redis.call('ZREM', index, encounter)
+  end
+end
+"""
+
+# KEYS: meta, events, seed
+# ARGV: hash, body, seed, created, then meta field/value pairs
+CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
+  return {'exists'}
+end
+redis.call('XADD', KEYS[2], '1-0', 'e', ARGV[2], 'h', ARGV[1])
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('HSET', KEYS[1], 'version', '1', 'hash', ARGV[1], 'created', ARGV[4])
+for i = 5, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+return {'ok'}
+"""
+
+# KEYS: meta, events, cmds, outbox, outbox-data, fray:deadlines
+# ARGV: expected version, command id, fingerprint, encounter id,
+#       event count, (hash, body) per event,
+#       deadline count, (key, due, payload) per deadline,
+#       cancel count, key per cancelled deadline
+APPEND = (
+    _SYNC_INDEX
+    + """
+local meta, events, cmds = KEYS[1], KEYS[2], KEYS[3]
+local outbox, outbox_data, index = KEYS[4], KEYS[5], KEYS[6]
+local expected = tonumber(ARGV[1])
+local command_id, fingerprint, encounter = ARGV[2], ARGV[3], ARGV[4]
+
+-- A retry of a recorded command gets its first outcome, whatever version it expected.
+local record = redis.call('HGET', cmds, command_id)
+if record then
+  local a = string.find(record, ':', 1, true)
+  local b = string.find(record, ':', a + 1, true)
+  if string.sub(record, b + 1) ~= fingerprint then
+    return {'reused'}
+  end
+  return {'duplicate', tonumber(string.sub(record, 1, a - 1)),
+          tonumber(string.sub(record, a + 1, b - 1))}
+end
+
+local version = redis.call('HGET', meta, 'version')
+if not version then
+  return {'missing'}
+end
+version = tonumber(version)
+if version ~= expected then
+  return {'conflict', version}
+end
+
+-- XADD would fail half way through if the stream ran ahead of meta; refuse up front.
+local top = redis.call('XREVRANGE', events, '+', '-', 'COUNT', 1)
+local top_version = 0
+if top[1] then
+  top_version = tonumber(string.match(top[1][1], '^(%d+)-'))
+end
+if top_version ~= version then
+  return {'corrupt', version, top_version}
+end
+
+local n = tonumber(ARGV[5])
+local i = 6
+local last_hash = nil
+for k = 1, n do
+  redis.call('XADD', events, string.format('%d-0', expected + k), 'e', ARGV[i + 1], 'h', ARGV[i])
+  last_hash = ARGV[i]
+  i = i + 2
+end
+local first, last = expected + 1, expected + n
+if n > 0 then
+  redis.call('HSET', meta, 'version', string.format('%d', last), 'hash', last_hash)
+end
+redis.call('HSET', cmds, command_id, string.format('%d:%d:', first, last) .. fingerprint)
+
+local deadlines = tonumber(ARGV[i])
+i = i + 1
+for k = 1, deadlines do
+  redis.call('ZADD', outbox, ARGV[i + 1], ARGV[i])
+  redis.call('HSET', outbox_data, ARGV[i], ARGV[i + 2])
+  i = i + 3
+end
+local cancels = tonumber(ARGV[i])
+i = i + 1
+for k = 1, cancels do
+  redis.call('ZREM', outbox, ARGV[i])
+  redis.call('HDEL', outbox_data, ARGV[i])
+  i = i + 1
+end
+if deadlines + cancels > 0 then
+  sync_index(outbox, index, encounter)
+end
+return {'ok', first, last}
+"""
+)
+
+# KEYS: outbox, outbox-data, fray:deadlines
+# ARGV: deadline key, due time it must still have, encounter id
+CLEAR_DEADLINE = (
+    _SYNC_INDEX
+    + """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+sync_index(KEYS[1], KEYS[3], ARGV[3])
+return 1
+"""
+)
+
+# KEYS: outbox, outbox-data
+# ARGV: highest due time ('+inf' for all), how many (-1 for all)
+# Returns key, due, payload triples, earliest first.
+OUTBOX_RANGE = """
+local items = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES',
+                         'LIMIT', 0, ARGV[2])
+local out = {}
+for i = 1, #items, 2 do
+  local payload = redis.call('HGET', KEYS[2], items[i])
+  out[#out + 1] = items[i]
+  out[#out + 1] = items[i + 1]
+  out[#out + 1] = payload or ''
+end
+return out
+"""
+
+# KEYS: snap, meta
+# ARGV: version, payload
+SAVE_SNAPSHOT = """
+local head = redis.call('HGET', KEYS[2], 'version')
+if not head then
+  return {'missing'}
+end
+local version = tonumber(ARGV[1])
+if version > tonumber(head) then
+  return {'ahead', tonumber(head)}
+end
+local current = redis.call('GET', KEYS[1])
+if current then
+  local sep = string.find(current, ':', 1, true)
+  if tonumber(string.sub(current, 1, sep - 1)) >= version then
+    return {'stale'}
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2])
+return {'ok'}
+"""

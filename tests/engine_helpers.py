@@ -1,0 +1,57 @@
+"""Running the pipeline against the suite's real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+
+from service.domain.context import GM, Actor
+from service.engine import CommandRequest, Engine, Outcome
+from service.store.redis_store import EventStore
+
+T = TypeVar("T")
+
+COMBATANTS = [
+    {"combatant_id": "bramli", "name": "Bramli", "side": "heroes",
+     "stats": {"initiative_modifier": 3, "hp": 20}},
+    {"combatant_id": "goblin", "name": "Goblin", "side": "goblins",
+     "stats": {"initiative_modifier": 1, "hp": 7}},
+]  # fmt: skip
+
+
+def run(redis_url: str, scenario: Callable[[Engine], Awaitable[T]], **engine: Any) -> T:
+    async def main() -> T:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            snapshot_every = engine.pop("snapshot_every", 100)
+            return await scenario(
+                Engine(EventStore(client, snapshot_every=snapshot_every), **engine)
+            )
+        finally:
+            await client.aclose()
+
+    return asyncio.run(main())
+
+
+async def send(
+    engine: Engine,
+    encounter_id: str,
+    command: dict[str, Any],
+    actor: Actor = GM,
+    **request: Any,
+) -> Outcome:
+    return await engine.execute(encounter_id, CommandRequest(command=command, **request), actor)
+
+
+async def skirmish(
+    engine: Engine, encounter_id: str, options: dict[str, Any] | None = None
+) -> None:
+    """A freeform encounter with two combatants, initiative rolled, started."""
+    await engine.create("freeform", options or {}, encounter_id=encounter_id, actor=GM)
+    for combatant in COMBATANTS:
+        await send(engine, encounter_id, {"type": "add-combatant", **combatant})
+    await send(engine, encounter_id, {"type": "roll-initiative"})
+    await send(engine, encounter_id, {"type": "start-encounter"})

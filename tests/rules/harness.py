@@ -1,0 +1,87 @@
+"""Given events, when a command, then events: ruleset specs without Redis.
+
+The harness seals envelopes exactly as the pipeline does (engine.decide_envelopes), so
+ruleset tests see the same events, rolls and hashes the service would store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from service.domain.canonical import ZERO_HASH, sha256_hex
+from service.domain.common import EncounterCreated
+from service.domain.context import GM, Actor
+from service.domain.envelope import Envelope, seal
+from service.domain.fold import replay
+from service.domain.ruleset import EncounterState, RulesetBase
+from service.domain.timefmt import iso
+from service.engine import CommandRequest, Loaded, decide_envelopes
+
+START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@dataclass
+class Table:
+    ruleset: RulesetBase[Any]
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: bytes = b"\x07" * 32
+    now: datetime = START
+    envelopes: list[Envelope] = field(default_factory=list)
+    state: EncounterState | None = None
+
+    def __post_init__(self) -> None:
+        options = self.ruleset.parse_options(self.options)
+        created = EncounterCreated(
+            encounter_id="test",
+            ruleset=self.ruleset.name,
+            ruleset_version=self.ruleset.version,
+            options=options.model_dump(mode="json"),
+            seed_commitment=sha256_hex(self.seed),
+        )
+        kind, schema, data = self.ruleset.event_data(created)
+        first = seal(
+            version=1, type=kind, schema=schema, data=data, at=iso(self.now),
+            command_id="create", actor=GM.to_dict(), command=None, rolls=[],
+            prev_hash=ZERO_HASH,
+        )  # fmt: skip
+        self.envelopes.append(first)
+        self.state = self.ruleset.initial_state(created)
+
+    @property
+    def version(self) -> int:
+        return self.envelopes[-1].version
+
+    def loaded(self) -> Loaded:
+        assert self.state is not None
+        return Loaded(self.ruleset, self.state, self.version, self.envelopes[-1].hash)
+
+    def send(
+        self,
+        command: dict[str, Any],
+        actor: Actor = GM,
+        dice: list[int] | None = None,
+        orders: list[list[int]] | None = None,
+    ) -> list[Envelope]:
+        """Decide and append a command; return its envelopes (RuleViolation propagates)."""
+        request = CommandRequest(command=command, dice=dice, deck_orders=orders)
+        parsed = self.ruleset.parse_command(command)
+        events, envelopes = decide_envelopes(
+            self.loaded(), parsed, request, actor, f"c{self.version + 1}", self.seed, self.now
+        )
+        self.envelopes += envelopes
+        if any(e.type == "rewound" for e in envelopes):
+            self.state = replay(self.ruleset, self.envelopes)
+        else:
+            self.state = self.ruleset.apply(self.loaded().state, events)
+        return envelopes
+
+    def types(self, envelopes: list[Envelope]) -> list[str]:
+        return [e.type for e in envelopes]
+
+    def wait(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+    def replayed(self) -> EncounterState:
+        return replay(self.ruleset, self.envelopes)
