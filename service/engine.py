@@ -79,6 +79,12 @@ class Outcome:
 
 
 @dataclass
+class _Gate:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+@dataclass
 class Loaded:
     ruleset: RulesetBase[Any]
     state: EncounterState
@@ -93,7 +99,7 @@ class Engine:
     cache_size: int = 1024
     _cache: OrderedDict[str, Loaded] = field(default_factory=OrderedDict)
     _seeds: dict[str, bytes] = field(default_factory=dict)
-    _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+    _locks: dict[str, _Gate] = field(default_factory=dict)
 
     # --- encounters --------------------------------------------------------------------
 
@@ -208,12 +214,14 @@ class Engine:
     async def execute(self, encounter_id: str, request: CommandRequest, actor: Actor) -> Outcome:
         # One command at a time per encounter in this process: optimistic concurrency then
         # only arbitrates between processes, instead of every local writer racing.
-        lock = self._locks.setdefault(encounter_id, asyncio.Lock())
+        entry = self._locks.setdefault(encounter_id, _Gate())
+        entry.users += 1
         try:
-            async with lock:
+            async with entry.lock:
                 return await self._execute(encounter_id, request, actor)
         finally:
-            if not lock.locked() and self._locks.get(encounter_id) is lock:
+            entry.users -= 1
+            if entry.users == 0:
                 del self._locks[encounter_id]
 
     async def _execute(self, encounter_id: str, request: CommandRequest, actor: Actor) -> Outcome:

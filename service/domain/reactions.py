@@ -92,6 +92,7 @@ class ReactionWindowClosed(Event):
     type: Literal["reaction-window-closed"] = "reaction-window-closed"
     window_id: str
     reason: CloseReason
+    trigger: dict[str, Any] = Field(default_factory=dict)
     reactions: tuple[tuple[str, str], ...] = ()
 
 
@@ -203,5 +204,8 @@ def window_from(event: ReactionWindowOpened) -> ReactionWindow:
 
 def _closed(window: ReactionWindow, reason: CloseReason) -> ReactionWindowClosed:
     return ReactionWindowClosed(
-        window_id=window.id, reason=reason, reactions=tuple(window.resolution())
+        window_id=window.id,
+        reason=reason,
+        trigger=window.trigger,
+        reactions=tuple(window.resolution()),
     )

@@ -36,11 +36,13 @@ class EncounterState(BaseModel):
 
 
 S = TypeVar("S", bound=EncounterState)
+# A set lookup: isinstance against a tuple of pydantic (ABCMeta) classes is slow on a miss.
+_COMMON_EVENT_TYPES = frozenset(COMMON_EVENTS)
 
 
 def with_table(state: S, event: Event) -> S:
     """The state with the shared part of an event applied to its table."""
-    if isinstance(event, COMMON_EVENTS):
+    if type(event) in _COMMON_EVENT_TYPES:
         return state.model_copy(update={"table": evolve_table(state.table, event)})
     return state
 

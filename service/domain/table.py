@@ -15,6 +15,7 @@ from service.domain.grid import Cell, GridMap
 from service.domain.reactions import ReactionPolicy, ReactionWindow
 
 Phase = Literal["setup", "running", "ended"]
+NOTES_KEPT = 20
 TurnMoment = Literal["start-of-turn", "end-of-turn"]
 
 
@@ -68,7 +69,8 @@ class Table(Frozen):
     phase: Phase = "setup"
     combatants: dict[str, Combatant] = Field(default_factory=dict)
     map: GridMap | None = None
-    notes: tuple[Note, ...] = ()
+    notes: tuple[Note, ...] = Field(default=(), description="The latest notes.")
+    notes_total: int = 0
     clocks: dict[str, Clock] = Field(default_factory=dict)
     windows: dict[str, ReactionWindow] = Field(default_factory=dict)
     windows_opened: int = 0

@@ -23,7 +23,7 @@ from service.domain.common import (
     TokenPlaced,
 )
 from service.domain.messages import Event
-from service.domain.table import Combatant, Condition, Note, Pool, Table
+from service.domain.table import NOTES_KEPT, Combatant, Condition, Note, Pool, Table
 
 
 def evolve_table(table: Table, event: Event) -> Table:
@@ -97,7 +97,9 @@ def evolve_table(table: Table, event: Event) -> Table:
             return _update(table, event.combatant_id, out_of_fight=False)
         case NoteAdded():
             note = Note(text=event.text, hidden=event.hidden, author=event.author)
-            return table.model_copy(update={"notes": (*table.notes, note)})
+            # The state keeps the latest notes; the stream keeps them all.
+            latest = (*table.notes[-(NOTES_KEPT - 1) :], note)
+            return table.model_copy(update={"notes": latest, "notes_total": table.notes_total + 1})
         case ReactionPolicySet():
             return table.model_copy(
                 update={"policies": {**table.policies, event.combatant_id: event.policies}}
@@ -118,9 +120,13 @@ def evolve_table(table: Table, event: Event) -> Table:
                     "windows_opened": table.windows_opened + 1,
                 }
             )
-        case reactions.ReactionAnswered() | reactions.ReactionWindowClosed():
+        case reactions.ReactionAnswered():
             window = reactions.evolve_window(table.windows[event.window_id], event)
             return table.model_copy(update={"windows": {**table.windows, window.id: window}})
+        case reactions.ReactionWindowClosed():
+            # A closed window lives on in the stream only; the state keeps what is open.
+            still_open = {k: w for k, w in table.windows.items() if k != event.window_id}
+            return table.model_copy(update={"windows": still_open})
     return table
 
 

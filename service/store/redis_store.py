@@ -43,6 +43,11 @@ _NO_META: Mapping[str, str] = MappingProxyType({})
 
 
 class EventStore:
+    """Encounters as Redis streams, on a `redis.asyncio.Redis` built with decode_responses=False.
+
+    `snapshot_every` is advice for callers (see `snapshot_due`); the store never snapshots.
+    """
+
     def __init__(self, client: redis.asyncio.Redis, snapshot_every: int = 100) -> None:
         if snapshot_every < 1:
             raise InvalidArgument("snapshot_every must be at least 1")

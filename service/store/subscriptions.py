@@ -114,7 +114,7 @@ class Subscription:
             return
         self._hub._add(self)
         self._opened = True
-        await self._hub._wake()
+        await self._hub._wake(self)
 
     def _offer(self, event: StoredEvent) -> bool:
         if self._queue.qsize() >= self._max_pending:
@@ -159,8 +159,8 @@ class StreamHub:
         self._control: redis.asyncio.Redis | None = None
         self._reader: redis.asyncio.Redis | None = None
         self._reader_id: int | None = None
-        self._generation = 0  # bumped on every new subscription
-        self._reading: int | None = None  # generation of the XREAD in flight, if any
+        # Encounter id -> start cursor of the XREAD in flight, if one is.
+        self._in_flight: dict[str, int] | None = None
         self._changed = asyncio.Event()
 
     @property
@@ -235,7 +235,6 @@ class StreamHub:
         if not self._running:
             raise HubClosed()
         self._subs.setdefault(sub.encounter_id, weakref.WeakSet()).add(sub)
-        self._generation += 1
         self._changed.set()
 
     def _remove(self, sub: Subscription) -> None:
@@ -246,12 +245,17 @@ class StreamHub:
         if not subs:
             del self._subs[sub.encounter_id]
 
-    async def _wake(self) -> None:
-        """Unblock the reader's XREAD if it started before the newest subscription."""
-        wanted = self._generation
+    async def _wake(self, sub: Subscription) -> None:
+        """Unblock the reader's XREAD unless it already covers the new subscriber."""
+        in_flight = self._in_flight
+        if in_flight is None:
+            return  # the reader builds its next XREAD from the current subscribers
+        start = in_flight.get(sub.encounter_id)
+        if start is not None and sub.cursor >= start:
+            return
         for _ in range(_WAKE_ATTEMPTS):
-            reading, reader_id, control = self._reading, self._reader_id, self._control
-            if reading is None or reading >= wanted or reader_id is None or control is None:
+            reader_id, control = self._reader_id, self._control
+            if self._in_flight is not in_flight or reader_id is None or control is None:
                 return
             try:
                 if await control.client_unblock(reader_id):
@@ -301,26 +305,33 @@ class StreamHub:
             await conn.send_command("CLIENT", "ID", check_health=False)
             self._reader_id = int(await conn.read_response())
 
-        for encounter_id in [e for e, subs in self._subs.items() if not subs]:
-            del self._subs[encounter_id]  # every subscriber was garbage collected
-        read_from = {
-            events_key(encounter_id).encode(): (encounter_id, min(s.cursor for s in subs))
-            for encounter_id, subs in self._subs.items()
-        }
-        if not read_from:
+        starts = self._start_cursors()
+        if not starts:
             return
-        starts = [stream_id(cursor) for _, cursor in read_from.values()]
+        keys = [events_key(encounter_id) for encounter_id in starts]
+        ids = [stream_id(cursor) for cursor in starts.values()]
         command = ["XREAD", "COUNT", self._batch, "BLOCK", self._block_ms, "STREAMS"]
-        self._reading = self._generation
+        self._in_flight = starts
         try:
-            await conn.send_command(*command, *read_from, *starts, check_health=False)
+            await conn.send_command(*command, *keys, *ids, check_health=False)
             reply = await asyncio.wait_for(
                 conn.read_response(disable_decoding=True, timeout=math.inf),
                 timeout=self._block_ms / 1000 + _READ_MARGIN,
             )
         finally:
-            self._reading = None
-        self._dispatch(reply, read_from)
+            self._in_flight = None
+        self._dispatch(reply, dict(zip((k.encode() for k in keys), starts.items(), strict=True)))
+
+    def _start_cursors(self) -> dict[str, int]:
+        """Each followed encounter's lowest subscriber cursor; drops collected subscribers."""
+        starts: dict[str, int] = {}
+        for encounter_id, subs in list(self._subs.items()):
+            cursors = [sub.cursor for sub in list(subs)]
+            if cursors:
+                starts[encounter_id] = min(cursors)
+            else:
+                del self._subs[encounter_id]
+        return starts
 
     def _dispatch(self, reply: Any, read_from: dict[bytes, tuple[str, int]]) -> None:
         for key, entries in _streams(reply):

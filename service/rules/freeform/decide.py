@@ -105,8 +105,7 @@ def follow_up(
             case CombatantRevived():
                 out += _wake(state, ctx)
             case ReactionWindowClosed(reactions=answers) if state.table.phase == "running":
-                window = state.table.windows.get(event.window_id)
-                if window is not None and window.trigger.get("kind") == "readied":
+                if event.trigger.get("kind") == "readied":
                     for combatant_id, option in answers:
                         if option == "act" and combatant_id in state.readied:
                             out.append(_triggered(state, combatant_id))

@@ -137,7 +137,12 @@ def test_reaction_policies_answer_at_once_and_a_fully_answered_window_resolves()
     ]
     assert answers == [("ash", "act", True), ("birch", "pass", True)]
     assert only(called, "reaction-window-closed") == [
-        {"window_id": "w1", "reason": "all-answered", "reactions": [["ash", "act"]]}
+        {
+            "window_id": "w1",
+            "reason": "all-answered",
+            "trigger": {"kind": "readied", "text": "the door opens"},
+            "reactions": [["ash", "act"]],
+        }
     ]
     assert only(called, "readied-action-triggered") == [
         {"combatant_id": "ash", "action": "shoot", "before": "cedar"}
@@ -203,7 +208,12 @@ def test_a_window_with_no_time_closes_at_once_when_nobody_has_a_policy():
     called = table.send({"type": "call-for-readied", "trigger": "the door opens"})
 
     assert types(called) == ["reaction-window-opened", "reaction-window-closed"]
-    assert called[1].data == {"window_id": "w1", "reason": "deadline", "reactions": []}
+    assert called[1].data == {
+        "window_id": "w1",
+        "reason": "deadline",
+        "trigger": {"kind": "readied", "text": "the door opens"},
+        "reactions": [],
+    }
 
 
 def test_a_readied_action_that_lapsed_while_the_window_was_open_does_not_fire():
