@@ -42,9 +42,11 @@ from service.store.errors import (
     CommandIdReused,
     EncounterExists,
     EncounterNotFound,
+    InvalidArgument,
     VersionConflict,
 )
-from service.store.events import Deadline, StoredEvent
+from service.store.events import AppendResult, Deadline, StoredEvent
+from service.store.keys import check_encounter_id
 from service.store.redis_store import EventStore
 
 Clock = Callable[[], datetime]
@@ -116,6 +118,11 @@ class Engine:
         ruleset = ruleset_named(ruleset_name)
         parsed = ruleset.parse_options(options)
         encounter_id = encounter_id or uuid.uuid4().hex
+        if not _well_formed(encounter_id):
+            raise FrayError(
+                "an encounter id is 1-200 characters without spaces or braces",
+                code="encounter/bad-id",
+            )
         seed_source = "client" if seed is not None else "server"
         seed = seed if seed is not None else secrets.token_bytes(32)
         created = EncounterCreated(
@@ -152,7 +159,7 @@ class Engine:
 
     async def load(self, encounter_id: str) -> Loaded:
         """The current state: from the cache or a snapshot, plus the events after it."""
-        head = await self.store.head(encounter_id)
+        head = await self.store.head(encounter_id) if _well_formed(encounter_id) else None
         if head is None:
             raise NotFound(f"there is no encounter '{encounter_id}'")
         cached = self._cache.get(encounter_id)
@@ -168,6 +175,8 @@ class Engine:
 
     async def load_at(self, encounter_id: str, version: int) -> Loaded:
         """The state as of version N: what everyone saw then."""
+        if not _well_formed(encounter_id):
+            raise NotFound(f"there is no encounter '{encounter_id}'")
         stream = _envelopes(await self.store.read(encounter_id, up_to=version))
         if not stream:
             raise NotFound(f"there is no encounter '{encounter_id}'")
@@ -301,7 +310,7 @@ class Engine:
         head = envelopes[-1].hash if envelopes else loaded.hash
         after = Loaded(loaded.ruleset, state, result.last_version, head)
         self._remember(encounter_id, after)
-        await self._maybe_snapshot(encounter_id, loaded.version, after)
+        await self._maybe_snapshot(encounter_id, result, after)
         return Outcome(encounter_id, command_id, envelopes, result.last_version)
 
     async def _earlier_outcome(
@@ -324,9 +333,8 @@ class Engine:
         head = await self.store.head(encounter_id)
         return Outcome(encounter_id, command_id, events, head.version if head else last, True)
 
-    async def _maybe_snapshot(self, encounter_id: str, before: int, after: Loaded) -> None:
-        every = self.store.snapshot_every
-        if after.version // every == before // every:
+    async def _maybe_snapshot(self, encounter_id: str, result: AppendResult, after: Loaded) -> None:
+        if not self.store.snapshot_due(result):
             return
         payload = canonical_bytes(
             {
@@ -395,6 +403,14 @@ def decide_envelopes(
         envelopes.append(envelope)
         prev = envelope.hash
     return events, envelopes
+
+
+def _well_formed(encounter_id: str) -> bool:
+    try:
+        check_encounter_id(encounter_id)
+    except InvalidArgument:
+        return False
+    return True
 
 
 def _backoff(attempt: int) -> float:

@@ -10,7 +10,14 @@ import pytest
 from service.domain.canonical import ZERO_HASH
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
-from service.domain.errors import Conflict, Forbidden, InvalidCommand, NotFound, RuleViolation
+from service.domain.errors import (
+    Conflict,
+    Forbidden,
+    FrayError,
+    InvalidCommand,
+    NotFound,
+    RuleViolation,
+)
 from service.domain.fold import replay
 from service.engine import CommandRequest, Engine
 from service.rules.freeform import RULESET
@@ -299,3 +306,36 @@ def test_ended_encounters_reveal_the_seed(redis_url, encounter_id):
 def test_request_fields_are_checked(redis_url):
     with pytest.raises(ValueError):
         CommandRequest(command={"type": "x"}, expected_version=-1)
+
+
+def test_a_malformed_encounter_id_is_refused_on_create_and_not_found_on_read(redis_url):
+    async def scenario(engine: Engine):
+        with pytest.raises(FrayError) as created:
+            await engine.create("freeform", {}, encounter_id="the {bad} id", actor=GM)
+        with pytest.raises(NotFound):
+            await send(engine, "the {bad} id", {"type": "start-encounter"})
+        with pytest.raises(NotFound):
+            await engine.load_at("", 3)
+        return created.value
+
+    assert run(redis_url, scenario).code == "encounter/bad-id"
+
+
+def test_an_unknown_ruleset_names_the_ones_fray_runs(redis_url):
+    async def scenario(engine: Engine):
+        with pytest.raises(FrayError) as caught:
+            await engine.create("chess", {}, actor=GM)
+        return caught.value
+
+    error = run(redis_url, scenario)
+    assert error.code == "encounter/unknown-ruleset" and "freeform" in error.message
+
+
+def test_bad_options_name_the_field(redis_url):
+    async def scenario(engine: Engine):
+        with pytest.raises(FrayError) as caught:
+            await engine.create("freeform", {"turn_time_limit": "soon"}, actor=GM)
+        return caught.value
+
+    error = run(redis_url, scenario)
+    assert error.code == "encounter/bad-options" and "turn_time_limit" in error.message

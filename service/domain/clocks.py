@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from service.domain.frozen import replace
 from service.domain.messages import Event
 from service.domain.timefmt import later, millis_between, parse_iso
 
@@ -146,19 +147,21 @@ def evolve_clocks(clocks: dict[str, Clock], event: ClockEvent) -> dict[str, Cloc
                 deadline=event.deadline,
             )
         case ClockPaused():
-            out[event.clock_id] = out[event.clock_id].model_copy(
-                update={"status": "paused", "deadline": None, "remaining_ms": event.remaining_ms}
+            out[event.clock_id] = replace(
+                out[event.clock_id],
+                {"status": "paused", "deadline": None, "remaining_ms": event.remaining_ms},
             )
         case ClockResumed():
-            out[event.clock_id] = out[event.clock_id].model_copy(
-                update={"status": "running", "deadline": event.deadline, "remaining_ms": None}
+            out[event.clock_id] = replace(
+                out[event.clock_id],
+                {"status": "running", "deadline": event.deadline, "remaining_ms": None},
             )
         case ClockExpired():
-            out[event.clock_id] = out[event.clock_id].model_copy(
-                update={"status": "expired", "deadline": None}
+            out[event.clock_id] = replace(
+                out[event.clock_id], {"status": "expired", "deadline": None}
             )
         case ClockStopped():
-            out[event.clock_id] = out[event.clock_id].model_copy(
-                update={"status": "stopped", "deadline": None}
+            out[event.clock_id] = replace(
+                out[event.clock_id], {"status": "stopped", "deadline": None}
             )
     return out

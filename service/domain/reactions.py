@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.domain.errors import RuleViolation
+from service.domain.frozen import replace
 from service.domain.messages import Event
 from service.domain.timefmt import later
 
@@ -187,9 +188,9 @@ def evolve_window(
     match event:
         case ReactionAnswered():
             answers = {**window.answers, event.combatant_id: event.option}
-            return window.model_copy(update={"answers": answers})
+            return replace(window, {"answers": answers})
         case ReactionWindowClosed():
-            return window.model_copy(update={"open": False, "deadline": None})
+            return replace(window, {"open": False, "deadline": None})
 
 
 def window_from(event: ReactionWindowOpened) -> ReactionWindow:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated
 from service.domain.context import Actor, DecideContext
 from service.domain.errors import InvalidCommand
+from service.domain.frozen import replace
 from service.domain.legal import common_actions
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
@@ -43,7 +44,7 @@ _COMMON_EVENT_TYPES = frozenset(COMMON_EVENTS)
 def with_table(state: S, event: Event) -> S:
     """The state with the shared part of an event applied to its table."""
     if type(event) in _COMMON_EVENT_TYPES:
-        return state.model_copy(update={"table": evolve_table(state.table, event)})
+        return replace(state, {"table": evolve_table(state.table, event)})
     return state
 
 

@@ -22,6 +22,7 @@ from service.domain.common import (
     TokenMoved,
     TokenPlaced,
 )
+from service.domain.frozen import replace
 from service.domain.messages import Event
 from service.domain.table import NOTES_KEPT, Combatant, Condition, Note, Pool, Table
 
@@ -50,17 +51,17 @@ def evolve_table(table: Table, event: Event) -> Table:
             return _update(table, event.combatant_id, **changes)
         case CombatantRemoved():
             rest = {k: v for k, v in table.combatants.items() if k != event.combatant_id}
-            return table.model_copy(update={"combatants": rest})
+            return replace(table, {"combatants": rest})
         case MapSet():
-            return table.model_copy(update={"map": event.map})
+            return replace(table, {"map": event.map})
         case TokenPlaced():
             return _update(table, event.combatant_id, position=event.cell)
         case TokenMoved():
             return _update(table, event.combatant_id, position=event.path[-1])
         case EncounterStarted():
-            return table.model_copy(update={"phase": "running"})
+            return replace(table, {"phase": "running"})
         case EncounterEnded():
-            return table.model_copy(update={"phase": "ended", "end_reason": event.reason})
+            return replace(table, {"phase": "ended", "end_reason": event.reason})
         case ResourceAdjusted():
             old = table.combatants[event.combatant_id].pools.get(event.resource)
             new_max = event.max if event.max is not None else (old.max if old else None)
@@ -85,9 +86,7 @@ def evolve_table(table: Table, event: Event) -> Table:
             return _update(table, event.combatant_id, conditions=kept)
         case ConditionTicked():
             conditions = tuple(
-                c.model_copy(update={"rounds": event.rounds_left})
-                if c.name == event.condition
-                else c
+                replace(c, {"rounds": event.rounds_left}) if c.name == event.condition else c
                 for c in table.combatants[event.combatant_id].conditions
             )
             return _update(table, event.combatant_id, conditions=conditions)
@@ -99,10 +98,10 @@ def evolve_table(table: Table, event: Event) -> Table:
             note = Note(text=event.text, hidden=event.hidden, author=event.author)
             # The state keeps the latest notes; the stream keeps them all.
             latest = (*table.notes[-(NOTES_KEPT - 1) :], note)
-            return table.model_copy(update={"notes": latest, "notes_total": table.notes_total + 1})
+            return replace(table, {"notes": latest, "notes_total": table.notes_total + 1})
         case ReactionPolicySet():
-            return table.model_copy(
-                update={"policies": {**table.policies, event.combatant_id: event.policies}}
+            return replace(
+                table, {"policies": {**table.policies, event.combatant_id: event.policies}}
             )
         case (
             clocks.ClockStarted()
@@ -111,31 +110,32 @@ def evolve_table(table: Table, event: Event) -> Table:
             | clocks.ClockExpired()
             | clocks.ClockStopped()
         ):
-            return table.model_copy(update={"clocks": clocks.evolve_clocks(table.clocks, event)})
+            return replace(table, {"clocks": clocks.evolve_clocks(table.clocks, event)})
         case reactions.ReactionWindowOpened():
             window = reactions.window_from(event)
-            return table.model_copy(
-                update={
+            return replace(
+                table,
+                {
                     "windows": {**table.windows, window.id: window},
                     "windows_opened": table.windows_opened + 1,
-                }
+                },
             )
         case reactions.ReactionAnswered():
             window = reactions.evolve_window(table.windows[event.window_id], event)
-            return table.model_copy(update={"windows": {**table.windows, window.id: window}})
+            return replace(table, {"windows": {**table.windows, window.id: window}})
         case reactions.ReactionWindowClosed():
             # A closed window lives on in the stream only; the state keeps what is open.
             still_open = {k: w for k, w in table.windows.items() if k != event.window_id}
-            return table.model_copy(update={"windows": still_open})
+            return replace(table, {"windows": still_open})
     return table
 
 
 def _with(table: Table, combatant: Combatant) -> Table:
-    return table.model_copy(update={"combatants": {**table.combatants, combatant.id: combatant}})
+    return replace(table, {"combatants": {**table.combatants, combatant.id: combatant}})
 
 
 def _update(table: Table, combatant_id: str, **changes: object) -> Table:
-    return _with(table, table.combatants[combatant_id].model_copy(update=changes))
+    return _with(table, replace(table.combatants[combatant_id], changes))
 
 
 def _without(conditions: tuple[Condition, ...], name: str) -> tuple[Condition, ...]:

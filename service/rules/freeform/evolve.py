@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from service.domain.common import CombatantRemoved, EncounterEnded
+from service.domain.frozen import replace
 from service.domain.messages import Event
 from service.domain.ruleset import with_table
 from service.rules.freeform.events import (
@@ -29,52 +30,51 @@ def evolve_own(state: FreeformState, event: Event) -> FreeformState:
         case InitiativeRolled():
             return _initiative(state, event)
         case RoundStarted():
-            return state.model_copy(update={"round": event.round})
+            return replace(state, {"round": event.round})
         case TurnStarted():
             resuming = tuple(c for c in state.resuming if c != event.combatant_id)
-            return state.model_copy(
-                update={"current": event.combatant_id, "round": event.round, "resuming": resuming}
+            return replace(
+                state, {"current": event.combatant_id, "round": event.round, "resuming": resuming}
             )
         case TurnEnded():
-            return state.model_copy(update={"current": None})
+            return replace(state, {"current": None})
         case TurnDelayed():
-            return state.model_copy(update={"delayed": (*state.delayed, event.combatant_id)})
+            return replace(state, {"delayed": (*state.delayed, event.combatant_id)})
         case DelayEnded():
             delayed = tuple(c for c in state.delayed if c != event.combatant_id)
             order = state.order
             if event.after is not None:
                 order = _move(order, event.combatant_id, event.after, after=True)
             resuming = (*state.resuming, event.combatant_id)
-            return state.model_copy(
-                update={"delayed": delayed, "order": order, "resuming": resuming}
-            )
+            return replace(state, {"delayed": delayed, "order": order, "resuming": resuming})
         case ActionReadied():
             readied = {
                 **state.readied,
                 event.combatant_id: Readied(action=event.action, trigger=event.trigger),
             }
-            return state.model_copy(update={"readied": readied})
+            return replace(state, {"readied": readied})
         case ReadiedActionTriggered():
             readied = {k: v for k, v in state.readied.items() if k != event.combatant_id}
             order = _move(state.order, event.combatant_id, event.before, after=False)
-            return state.model_copy(update={"readied": readied, "order": order})
+            return replace(state, {"readied": readied, "order": order})
         case ReadiedActionLapsed():
             readied = {k: v for k, v in state.readied.items() if k != event.combatant_id}
-            return state.model_copy(update={"readied": readied})
+            return replace(state, {"readied": readied})
         case CombatantRemoved():
             gone = event.combatant_id
-            return state.model_copy(
-                update={
+            return replace(
+                state,
+                {
                     "initiative": {k: v for k, v in state.initiative.items() if k != gone},
                     "order": tuple(c for c in state.order if c != gone),
                     "delayed": tuple(c for c in state.delayed if c != gone),
                     "resuming": tuple(c for c in state.resuming if c != gone),
                     "readied": {k: v for k, v in state.readied.items() if k != gone},
                     "current": None if state.current == gone else state.current,
-                }
+                },
             )
         case EncounterEnded():
-            return state.model_copy(update={"current": None})
+            return replace(state, {"current": None})
         case DiceRolled():
             return state
     return state
@@ -89,7 +89,7 @@ def _initiative(state: FreeformState, event: InitiativeRolled) -> FreeformState:
         order = state.order
     else:
         order = _insert(state.order, initiative, event.combatant_id)
-    return state.model_copy(update={"initiative": initiative, "order": order})
+    return replace(state, {"initiative": initiative, "order": order})
 
 
 def _insert(
