@@ -339,3 +339,27 @@ def test_bad_options_name_the_field(redis_url):
 
     error = run(redis_url, scenario)
     assert error.code == "encounter/bad-options" and "turn_time_limit" in error.message
+
+
+def test_what_a_player_saw_as_of_an_earlier_version(redis_url, encounter_id):
+    async def scenario(engine: Engine):
+        await skirmish(engine, encounter_id, {"hide_enemy_health": True})
+        at = (await engine.load(encounter_id)).version
+        await send(
+            engine, encounter_id, {"type": "adjust-resource", "combatant_id": "goblin", "delta": -5}
+        )
+        then = await engine.load_at(encounter_id, at)
+        now = await engine.load(encounter_id)
+        return (
+            then.ruleset.summary(then.state, PLAYER, then.version),
+            now.ruleset.summary(now.state, PLAYER, now.version),
+            then.ruleset.summary(then.state, GM, then.version),
+        )
+
+    player_then, player_now, gm_then = run(redis_url, scenario)
+    goblin = {c.id: c for c in player_then.combatants}["goblin"]
+    assert goblin.health is None and goblin.health_word == "unhurt"
+    assert {c.id: c for c in player_now.combatants}["goblin"].health_word == "bloodied"
+    assert {c.id: c for c in gm_then.combatants}["goblin"].health.current == 7
+    assert {c.id: c for c in player_then.combatants}["bramli"].health.current == 20
+    assert player_then.version < player_now.version
