@@ -363,3 +363,41 @@ def test_what_a_player_saw_as_of_an_earlier_version(redis_url, encounter_id):
     assert {c.id: c for c in gm_then.combatants}["goblin"].health.current == 7
     assert {c.id: c for c in player_then.combatants}["bramli"].health.current == 20
     assert player_then.version < player_now.version
+
+
+def test_a_command_valid_now_is_not_refused_by_another_process_stale_cache(redis_url, encounter_id):
+    async def scenario(engine: Engine):
+        await skirmish(engine, encounter_id)
+        other = Engine(engine.store)  # a second API process: its cache falls behind
+        await other.load(encounter_id)
+        first = (await engine.load(encounter_id)).state.current
+        await send(engine, encounter_id, {"type": "end-turn"})
+        second = (await engine.load(encounter_id)).state.current
+        head = (await engine.load(encounter_id)).version
+        # Against `other`'s stale cache it is still `first`'s turn.
+        outcome = await send(
+            other, encounter_id, {"type": "end-turn", "combatant_id": second}, expected_version=head
+        )
+        return first, second, outcome
+
+    first, second, outcome = run(redis_url, scenario)
+    assert first != second
+    assert (
+        outcome.events[0].type == "turn-ended" and outcome.events[0].data["combatant_id"] == second
+    )
+
+
+def test_a_stale_pinned_version_is_still_a_conflict_after_checking_afresh(redis_url, encounter_id):
+    async def scenario(engine: Engine) -> Conflict:
+        await skirmish(engine, encounter_id)
+        other = Engine(engine.store)
+        stale = (await other.load(encounter_id)).version
+        await send(engine, encounter_id, {"type": "add-note", "text": "moved on"})
+        with pytest.raises(Conflict) as caught:
+            await send(
+                other, encounter_id, {"type": "add-note", "text": "late"}, expected_version=stale
+            )
+        return caught.value
+
+    error = run(redis_url, scenario)
+    assert error.details["actual"] == error.details["expected"] + 1
