@@ -6,10 +6,11 @@ from typing import Any
 
 from service.domain.errors import FrayError
 from service.domain.ruleset import RulesetBase
-from service.rules import freeform
+from service.rules import delvers_deep, freeform
 
 RULESETS: dict[str, RulesetBase[Any]] = {
     freeform.RULESET.name: freeform.RULESET,
+    delvers_deep.RULESET.name: delvers_deep.RULESET,
 }
 
 

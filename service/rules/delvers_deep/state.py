@@ -1,0 +1,191 @@
+"""Delver's Deep state: stat blocks, options, the combat order, turns, effects and the queue
+of hits and reactions still to resolve."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from service.domain import dice
+from service.domain.options import EncounterOptions
+from service.domain.ruleset import EncounterState
+
+PoolName = Literal["fort", "ref", "will"]
+POOLS: tuple[PoolName, ...] = ("fort", "ref", "will")
+Side = Literal["pcs", "gm"]
+# delvers-deep 4.1 Movement: [SMALL] 3", [MEDIUM] 4", [LARGE] 5".
+SPEED = {"small": 3, "medium": 4, "large": 5}
+DODGEABLE = frozenset({"ATTACK", "PROJECTILE"})
+# A 1 always fails (interpretation): no improvement takes a check below 2+.
+BEST_DC = 2
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _damage_text(text: str) -> str:
+    dice.parse(text)  # a DiceError is a ValueError: the stat block is refused
+    return text
+
+
+class Weapon(Frozen):
+    name: str = Field(min_length=1, max_length=60)
+    kind: Literal["melee", "ranged"] = "melee"
+    reach: int = Field(default=1, ge=1, le=100)
+    range: int | None = Field(default=None, ge=1, le=1000)
+    damage: str = Field(default="1", min_length=1, max_length=50)
+    hit: int = Field(default=4, ge=1, le=7)
+    loading: bool = False
+    reload_fort: int = Field(default=0, ge=0, le=20)
+    tags: tuple[str, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_tags(cls, data: Any) -> Any:
+        # delvers-deep 4.1 Dodge: melee blows are [ATTACK]s, shots are [PROJECTILE]s.
+        if isinstance(data, dict) and data.get("tags") is None:
+            ranged = data.get("kind") == "ranged"
+            return {**data, "tags": ["PROJECTILE"] if ranged else ["ATTACK"]}
+        return data
+
+    @field_validator("damage")
+    @classmethod
+    def _valid_damage(cls, value: str) -> str:
+        return _damage_text(value)
+
+
+class Spell(Frozen):
+    name: str = Field(min_length=1, max_length=60)
+    will: int = Field(default=1, ge=0, le=50)
+    dc: int | None = Field(default=None, ge=1, le=7)
+    damage: str | None = Field(default=None, max_length=50)
+    tags: tuple[str, ...] = ()
+
+    @field_validator("damage")
+    @classmethod
+    def _valid_damage(cls, value: str | None) -> str | None:
+        return None if value is None else _damage_text(value)
+
+
+class DelversStats(Frozen):
+    """delvers-deep 4.1: a stat block. FORT, REF and WILL are pool maxima; health is "hp"."""
+
+    kind: Literal["pc", "creature"] = "creature"
+    size: Literal["small", "medium", "large"] = "medium"
+    fort: int = Field(default=0, ge=0, le=100)
+    ref: int = Field(default=0, ge=0, le=100)
+    will: int = Field(default=0, ge=0, le=100)
+    health: int = Field(default=1, ge=1, le=10_000)
+    recovery: int = Field(default=0, ge=0, le=100)
+    recovery_order: tuple[PoolName, ...] = POOLS
+    health_dc: int = Field(default=4, ge=1, le=7)
+    dodge_dc: int = Field(default=6, ge=1, le=7)
+    sanity_dc: int = Field(default=4, ge=1, le=7)
+    weapons: tuple[Weapon, ...] = Field(default=(), max_length=20)
+    spells: tuple[Spell, ...] = Field(default=(), max_length=40)
+    group: str | None = Field(default=None, max_length=60)
+
+    @property
+    def speed(self) -> int:
+        return SPEED[self.size]
+
+    def weapon(self, name: str) -> Weapon | None:
+        return next((w for w in self.weapons if w.name == name), None)
+
+    def spell(self, name: str) -> Spell | None:
+        return next((s for s in self.spells if s.name == name), None)
+
+    def melee_reach(self) -> int | None:
+        reaches = [w.reach for w in self.weapons if w.kind == "melee"]
+        return max(reaches) if reaches else None
+
+
+Lasts = Literal["start-of-next-turn", "end-of-next-turn"]
+
+
+class DelversOptions(EncounterOptions):
+    first_side: Side = Field(default="pcs", description="Who takes the first slot of a round.")
+    ambush: Side | None = Field(
+        default=None, description="The side that acts entirely first in round 1."
+    )
+    health_check: Literal["off", "halve-damage"] = Field(
+        default="off",
+        description="halve-damage: every undodged hit calls a Health check that halves it.",
+    )
+    encourage_lasts: Lasts = "end-of-next-turn"
+    focus_lasts: Lasts = "start-of-next-turn"
+
+
+Check = Literal["health", "dodge", "sanity"]
+EffectKind = Literal["brace", "defend", "focus", "encourage"]
+CHECK_OF: dict[str, Check] = {
+    "brace": "health",
+    "defend": "dodge",
+    "focus": "sanity",
+    "encourage": "sanity",
+}
+
+
+class Effect(Frozen):
+    """An improvement of one check by one, from `source`, until a moment of the target's
+    turn after its turn number `after_turn` (the turn it had taken when the effect began)."""
+
+    kind: EffectKind
+    source: str
+    after_turn: int
+    lasts: Lasts
+
+
+class Reflex(Frozen):
+    roll: int
+    spent: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.roll + self.spent
+
+
+class Turn(Frozen):
+    actions_used: int = 0
+    recovered: bool = False
+    moves: int = 0
+    braced: bool = False
+    defended: bool = False
+    focused: bool = False
+    encouraged: tuple[str, ...] = ()
+
+
+class Pending(Frozen):
+    """Something that waits its turn for a reaction window: a hit (dodge), a move into reach
+    (opportunity attacks) or an interaction with a creature (participate)."""
+
+    id: int
+    kind: Literal["hit", "opportunity", "interact"]
+    actor: str
+    target: str
+    weapon: str | None = None
+    damage: int = 0
+    tags: tuple[str, ...] = ()
+    attackers: tuple[str, ...] = ()
+    description: str | None = None
+
+
+class DelversState(EncounterState):
+    options: DelversOptions
+    phase: Literal["setup", "reflex", "running", "ended"] = "setup"
+    round: int = 0
+    reflex: dict[str, Reflex] = Field(default_factory=dict)
+    pc_order: tuple[str, ...] = ()
+    acted: tuple[str, ...] = ()
+    last_side: Side | None = None
+    current: tuple[str, ...] = ()
+    turns: dict[str, Turn] = Field(default_factory=dict)
+    turns_taken: dict[str, int] = Field(default_factory=dict)
+    effects: dict[str, tuple[Effect, ...]] = Field(default_factory=dict)
+    unloaded: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="[LOADING] weapons fired and not yet reloaded."
+    )
+    pending: tuple[Pending, ...] = ()
+    pending_seq: int = 0
