@@ -54,7 +54,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("worker", help="run an RQ worker that fires deadlines (issue #5)")
     dev = sub.add_parser("dev", help="run Fray locally: the API, and an embedded Redis if needed")
     dev.add_argument("--port", type=int, default=8000)
-    sub.add_parser("demo", help="play a short scripted encounter, narrate it and audit it")
+    demo = sub.add_parser("demo", help="play a short scripted encounter, narrate it and audit it")
+    demo.add_argument(
+        "ruleset",
+        nargs="?",
+        default="freeform",
+        choices=sorted(DEMOS),
+        help="freeform (default): a goblin skirmish; delvers-deep: examples/delvers-deep/",
+    )
     export = sub.add_parser("export", help="write an encounter's events as JSONL")
     export.add_argument("encounter_id")
     export.add_argument("-o", "--out", help="file to write (default: standard output)")
@@ -117,10 +124,28 @@ def _with_engine(action: Callable[[Engine], Awaitable[int]]) -> int:
     return asyncio.run(run())
 
 
+async def _freeform_demo(engine: Engine) -> tuple[str, list[str]]:
+    from service.demo import run_demo
+
+    return await run_demo(engine)
+
+
+async def _delvers_demo(engine: Engine) -> tuple[str, list[str]]:
+    from service.demo_delvers import run_delvers_demo
+
+    return await run_delvers_demo(engine)
+
+
+DEMOS: dict[str, Callable[[Engine], Awaitable[tuple[str, list[str]]]]] = {
+    "freeform": _freeform_demo,
+    "delvers-deep": _delvers_demo,
+}
+
+
 def _demo(args: argparse.Namespace) -> int:
     from service.audit import audit
-    from service.demo import run_demo
     from service.domain.envelope import Envelope
+    from service.domain.errors import FrayError
 
     settings = Settings.from_env()
     embedded = None
@@ -130,7 +155,11 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"(no Redis at {settings.redis_url}; using an embedded one at {embedded.url})")
 
     async def play(engine: Engine) -> int:
-        encounter_id, lines = await run_demo(engine)
+        try:
+            encounter_id, lines = await DEMOS[args.ruleset](engine)
+        except FrayError as error:
+            print(f"fray demo {args.ruleset}: {error.message}", file=sys.stderr)
+            return 1
         print(f"encounter {encounter_id}")
         for line in lines:
             print(f"  {line}")
@@ -138,6 +167,8 @@ def _demo(args: argparse.Namespace) -> int:
         report = audit(stream)
         for check in report.checked:
             print(f"audit: {check}")
+        for problem in report.problems:
+            print(f"audit FAILED: {problem}")
         return 0 if report.ok else 1
 
     try:

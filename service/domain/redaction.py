@@ -101,9 +101,16 @@ def _combatant(state: EncounterState, c: Combatant, viewer: Actor | None) -> Com
 
 
 def redact_event(
-    envelope: Envelope, viewer: Actor | None, state: EncounterState
+    envelope: Envelope,
+    viewer: Actor | None,
+    state: EncounterState,
+    health_events: frozenset[str] = frozenset({"resource-adjusted"}),
 ) -> dict[str, Any] | None:
-    """The envelope as this viewer may see it, or None when the viewer is not told of it."""
+    """The envelope as this viewer may see it, or None when the viewer is not told of it.
+
+    `health_events` are the event types that reveal a combatant's health (its
+    `combatant_id`): hidden from players when the encounter hides other sides' health.
+    """
     if sees_everything(viewer):
         return envelope.to_dict()
     assert viewer is not None
@@ -118,7 +125,7 @@ def redact_event(
         return None
     combatant = state.table.combatants.get(str(data.get("combatant_id", "")))
     if (
-        envelope.type == "resource-adjusted"
+        envelope.type in health_events
         and combatant is not None
         and health_hidden(state, combatant, viewer)
     ):

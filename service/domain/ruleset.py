@@ -13,13 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated
 from service.domain.context import Actor, DecideContext
+from service.domain.envelope import Envelope
 from service.domain.errors import InvalidCommand
 from service.domain.frozen import replace
 from service.domain.legal import common_actions
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.options import EncounterOptions
-from service.domain.redaction import summarize
+from service.domain.redaction import redact_event, redact_state, summarize
 from service.domain.table import Pool, Table
 from service.domain.table_evolve import evolve_table
 from service.domain.table_rules import decide_common
@@ -69,6 +70,7 @@ class RulesetBase(Generic[S]):
     events: ClassVar[tuple[type[Event], ...]] = ()
     event_schemas: ClassVar[dict[str, int]] = {}
     upcasters: ClassVar[dict[tuple[str, int], Upcaster]] = {}
+    health_events: ClassVar[frozenset[str]] = frozenset({"resource-adjusted"})
 
     def __init__(self) -> None:
         self.command_models = {_type_of(m): m for m in (*COMMON_COMMANDS, *self.commands)}
@@ -177,6 +179,15 @@ class RulesetBase(Generic[S]):
 
     def legal_actions(self, state: S, viewer: Actor) -> list[ActionOption]:
         return common_actions(state.table, viewer)
+
+    def redact_event(
+        self, envelope: Envelope, viewer: Actor | None, state: S
+    ) -> dict[str, Any] | None:
+        """The event as `viewer` may see it, or None when the viewer is not told of it."""
+        return redact_event(envelope, viewer, state, self.health_events)
+
+    def redact_state(self, state: S, viewer: Actor | None) -> dict[str, Any]:
+        return redact_state(state, viewer)
 
     def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
         return narrate_with({}, kind, data, names)

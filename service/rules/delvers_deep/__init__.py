@@ -30,6 +30,7 @@ class DelversDeep(RulesetBase[DelversState]):
     stats_model = DelversStats
     commands = COMMANDS
     events = EVENTS
+    health_events = frozenset({"resource-adjusted", "damage-taken"})
 
     def decide_own(self, state: DelversState, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)

@@ -176,7 +176,9 @@ def open_next(state: DelversState, item: Pending, ctx: DecideContext) -> list[Ev
         case "hit":
             victim = table.combatants.get(item.target)
             ref = current(victim, "ref") if victim is not None else 0
-            if ref < 1 or not DODGEABLE & set(item.tags):
+            down = victim is None or victim.out_of_fight
+            # A combatant already out of the fight cannot dodge (4.1 Reactions).
+            if down or ref < 1 or not DODGEABLE & set(item.tags):
                 return take_damage(
                     state, item.target, item.damage, ctx, item.weapon, item.actor, item.id
                 )
@@ -270,7 +272,7 @@ def _opportunity_attacks(
     events: list[Event] = []
     for cid in takers:
         combatant = state.table.combatants.get(cid)
-        if combatant is None or mover not in state.table.combatants:
+        if combatant is None or combatant.out_of_fight or mover not in state.table.combatants:
             continue
         melee = [w for w in stats_of(combatant).weapons if w.kind == "melee"]
         if not melee:

@@ -146,6 +146,7 @@ def follow_up(
                     run.emit([OrderFixed(order=()), RoundStarted(round=1)])
             case CombatantAdded() if run.state.phase == "reflex":
                 run.emit(turns.roll_reflex(run.state, ctx, [event.combatant_id]))
-            case ReactionWindowClosed():
+            case ReactionWindowClosed() if run.state.phase != "ended":
+                # Windows the end of the encounter closes resolve nothing after it.
                 run.emit(attacks.resolve(run.state, event, ctx))
     return run.settle()

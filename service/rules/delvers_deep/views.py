@@ -210,7 +210,7 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "round-started": lambda d, n: f"Round {d['round']} begins.",
     "turn-started": lambda d, n: (
         f"It is {' and '.join(n(c) for c in d['combatant_ids'])}'s turn"
-        f" ({'the PCs' if d['side'] == 'pcs' else 'the GM'}'s slot)."
+        + (" (the PCs' slot)." if d["side"] == "pcs" else " (the GM's slot).")
     ),
     "turn-ended": lambda d, n: f"{n(d['combatant_id'])}'s turn ends.",
     "recovered": _recovered,

@@ -254,3 +254,64 @@ def test_an_opportunity_attack_without_fort_is_refused():
 
     assert only(answered, "reaction-refused")[0]["reaction"] == "opportunity-attack"
     assert "attack-rolled" not in types(answered)
+
+
+def answer(table: Table, window: dict, combatant: str, option: str, **send) -> list:
+    command = {
+        "type": "answer-reaction",
+        "window_id": window["window_id"],
+        "combatant_id": combatant,
+        "option": option,
+    }
+    return table.send(command, **send)
+
+
+def test_a_combatant_downed_by_the_first_opportunity_attack_is_not_asked_to_dodge_the_second():
+    table = encounter()
+    table.send({"type": "set-map", "map": {"kind": "square", "width": 10, "height": 3}})
+    pc(table, "hero", position=(0, 1), health=6)
+    creature(table, "troll", weapons=[CLUB], position=(6, 2))
+    creature(table, "orc", weapons=[SWORD], position=(5, 0))
+    start(table, 3)
+    moved = table.send({"type": "move", "combatant_id": "hero", "to": [4, 1]}, actor=PLAYER)
+    window = only(moved, "reaction-window-opened")[0]
+    answer(table, window, "orc", "opportunity-attack")
+    # the troll hits (6); the orc hits (6) and its sword deals a d6 (3)
+    struck = answer(table, window, "troll", "opportunity-attack", dice=[6, 6, 3])
+    dodge_window = only(struck, "reaction-window-opened")[0]
+
+    passed = answer(table, dodge_window, "hero", "pass", actor=PLAYER)
+
+    assert "combatant-downed" in types(passed)
+    assert "reaction-window-opened" not in types(passed)
+    assert state_of(table).table.combatants["hero"].out_of_fight
+
+
+def test_ending_the_encounter_during_a_dodge_window_applies_no_damage_after_the_end():
+    table = troll_fight()
+    window = troll_swings(table)["window"]
+
+    ended = table.send({"type": "end-encounter", "reason": "the troll is bargained with"})
+
+    assert types(ended)[-1] == "encounter-ended"
+    assert "damage-taken" not in types(ended)
+    assert pools(table, "hero")["hp"] == 10
+    assert window["window_id"] not in state_of(table).table.windows
+
+
+def test_players_do_not_see_enemy_damage_when_the_encounter_hides_health():
+    from service.domain.context import GM
+    from service.rules.delvers_deep import RULESET
+
+    table = encounter(hide_enemy_health=True)
+    pc(table, "hero")
+    creature(table, "orc", ref=0)
+    start(table, 4)
+    hit = table.send(
+        {"type": "attack", "combatant_id": "hero", "weapon": "sword", "target": "orc"},
+        actor=PLAYER,
+        dice=[6, 2],
+    )
+    damage = next(e for e in hit if e.type == "damage-taken")
+    assert RULESET.redact_event(damage, PLAYER, table.state) is None
+    assert RULESET.redact_event(damage, GM, table.state) == damage.to_dict()
