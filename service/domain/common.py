@@ -155,6 +155,16 @@ class ResumeClocks(Command):
     type: Literal["resume-clocks"] = "resume-clocks"
 
 
+class Roll(Command):
+    """Roll any dice expression: checks the rules leave to the table, contested rolls."""
+
+    type: Literal["roll"] = "roll"
+    expression: str = Field(min_length=1, max_length=200)
+    purpose: str = Field(default="roll", max_length=100)
+    combatant_id: str | None = None
+    hidden: bool = False
+
+
 class ExpireClock(Command):
     """Sent by a worker at a clock's deadline; a stale expiry is decided as a no-op."""
 
@@ -183,6 +193,7 @@ CommonCommand = (
     | PauseClocks
     | ResumeClocks
     | ExpireClock
+    | Roll
 )
 COMMON_COMMANDS: tuple[type[Command], ...] = CommonCommand.__args__
 SYSTEM_COMMANDS = frozenset({"expire-clock", "close-reaction-window"})
@@ -326,6 +337,17 @@ class Rewound(Event):
     from_version: int
 
 
+class DiceRolled(Event):
+    type: Literal["dice-rolled"] = "dice-rolled"
+    expression: str
+    total: int
+    text: str
+    purpose: str
+    combatant_id: str | None = None
+    by: str
+    hidden: bool = False
+
+
 class ReactionPolicySet(Event):
     type: Literal["reaction-policy-set"] = "reaction-policy-set"
     combatant_id: str
@@ -360,6 +382,7 @@ CommonEvent = (
     | ReactionWindowOpened
     | ReactionAnswered
     | ReactionWindowClosed
+    | DiceRolled
 )
 COMMON_EVENTS: tuple[type[Event], ...] = CommonEvent.__args__
 GM_OVERRIDE_EVENTS = frozenset({"resource-adjusted", "condition-applied", "condition-removed"})

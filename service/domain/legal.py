@@ -19,6 +19,8 @@ def common_actions(table: Table, viewer: Actor) -> list[ActionOption]:
             actions.append(ActionOption(type="pause-clocks", label="Pause all clocks"))
         if any(c.status == "paused" for c in table.clocks.values()):
             actions.append(ActionOption(type="resume-clocks", label="Resume the clocks"))
+    if table.phase == "running" and viewer.role in ("gm", "player"):
+        actions.append(ActionOption(type="roll", label="Roll dice"))
     for window in table.open_windows():
         for combatant_id in window.waiting_for():
             if viewer.controls(combatant_id):

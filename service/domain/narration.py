@@ -64,6 +64,9 @@ COMMON: dict[str, Callable[[dict[str, Any], Names], str]] = {
     ),
     "reaction-answered": lambda d, n: f"{n(d['combatant_id'])} chose {d['option']}.",
     "reaction-window-closed": lambda d, n: "The reaction window closed.",
+    "dice-rolled": lambda d, n: (
+        f"{n(d.get('combatant_id')) if d.get('combatant_id') else d['by']} rolled {d['text']}."
+    ),
 }
 
 

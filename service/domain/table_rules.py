@@ -25,6 +25,7 @@ from service.domain.common import (
     ConditionExpired,
     ConditionRemoved,
     ConditionTicked,
+    DiceRolled,
     EncounterEnded,
     EncounterStarted,
     EndEncounter,
@@ -41,6 +42,7 @@ from service.domain.common import (
     ResumeClocks,
     Rewind,
     Rewound,
+    Roll,
     SetMap,
     SetReactionPolicy,
     StartEncounter,
@@ -208,6 +210,8 @@ def decide_common(
         case ExpireClock():
             ctx.require_gm("expire a clock")
             return clocks.expire_clock(table.clocks, command.clock_id, command.generation)
+        case Roll():
+            return [roll(table, command, ctx)]
     raise RuleViolation("command/unknown", f"'{command}' is not a command every ruleset accepts")
 
 
@@ -338,3 +342,22 @@ def tick_conditions(table: Table, turn_of: str, moment: TurnMoment) -> list[Even
                     )
                 )
     return events
+
+
+def roll(table: Table, command: Roll, ctx: DecideContext) -> DiceRolled:
+    """Any roll the table asks for, drawn like every other die; a hidden one is the GM's."""
+    if command.combatant_id is not None:
+        combatant = table.combatant(command.combatant_id)
+        ctx.require_control(combatant.id, combatant.name)
+    if command.hidden:
+        ctx.require_gm("roll in secret")
+    result = ctx.roll(command.expression, purpose=command.purpose)
+    return DiceRolled(
+        expression=result.expression,
+        total=result.total,
+        text=result.text,
+        purpose=command.purpose,
+        combatant_id=command.combatant_id,
+        by=ctx.actor.id,
+        hidden=command.hidden,
+    )

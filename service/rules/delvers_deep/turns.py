@@ -15,7 +15,7 @@ from service.rules.delvers_deep.events import (
     TurnEnded,
     TurnStarted,
 )
-from service.rules.delvers_deep.points import acting_turn, maximum, pay
+from service.rules.delvers_deep.points import acting_turn, auto_recovery, maximum, pay
 from service.rules.delvers_deep.state import DelversState, Side
 
 ORDER = "delvers-deep 4.1 Combat Order"
@@ -149,7 +149,9 @@ def end_turn(state: DelversState, cid: str | None, ctx: DecideContext) -> list[E
             )
         cid = controlled[0]
     acting_turn(state, cid, ctx, TAKING_A_TURN)
-    return [TurnEnded(combatant_id=cid, reason="done")]
+    # delvers-deep 4.1 Taking a Turn: every turn starts with the recovery phase, so a turn
+    # ended without an action still recovers.
+    return [*auto_recovery(state, cid), TurnEnded(combatant_id=cid, reason="done")]
 
 
 def finished(state: DelversState, cid: str) -> TurnEnded | None:

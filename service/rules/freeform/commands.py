@@ -68,14 +68,6 @@ class CallForReadied(Command):
     trigger: str = Field(min_length=1, max_length=200)
 
 
-class Roll(Command):
-    type: Literal["roll"] = "roll"
-    expression: str = Field(min_length=1, max_length=200)
-    purpose: str = Field(default="roll", max_length=100)
-    combatant_id: str | None = None
-    hidden: bool = False
-
-
 FreeformCommand = (
     RollInitiative
     | SetInitiative
@@ -85,6 +77,5 @@ FreeformCommand = (
     | Ready
     | TriggerReady
     | CallForReadied
-    | Roll
 )
 COMMANDS = FreeformCommand.__args__

@@ -18,7 +18,6 @@ from service.rules.freeform.commands import (
     EndTurn,
     Ready,
     Rejoin,
-    Roll,
     RollInitiative,
     SetInitiative,
     TriggerReady,
@@ -26,7 +25,6 @@ from service.rules.freeform.commands import (
 from service.rules.freeform.events import (
     ActionReadied,
     DelayEnded,
-    DiceRolled,
     InitiativeRolled,
     ReadiedActionTriggered,
     TurnDelayed,
@@ -70,8 +68,6 @@ def decide_own(state: FreeformState, command: Command, ctx: DecideContext) -> li
             return [trigger_ready(state, command.combatant_id, ctx)]
         case CallForReadied():
             return call_for_readied(state, command, ctx)
-        case Roll():
-            return [roll(state, command, ctx)]
     raise RuleViolation("command/unknown", f"freeform does not know '{command}'")
 
 
@@ -303,24 +299,6 @@ def call_for_readied(
             after = evolve(after, event)
         events += follow_up(after, command, closed, ctx)
     return events
-
-
-def roll(state: FreeformState, command: Roll, ctx: DecideContext) -> Event:
-    if command.combatant_id is not None:
-        combatant = state.table.combatant(command.combatant_id)
-        ctx.require_control(combatant.id, combatant.name)
-    if command.hidden:
-        ctx.require_gm("roll in secret")
-    result = ctx.roll(command.expression, purpose=command.purpose)
-    return DiceRolled(
-        expression=result.expression,
-        total=result.total,
-        text=result.text,
-        purpose=command.purpose,
-        combatant_id=command.combatant_id,
-        by=ctx.actor.id,
-        hidden=command.hidden,
-    )
 
 
 def _turn_owner(state: FreeformState, given: str | None, ctx: DecideContext) -> str:

@@ -71,17 +71,6 @@ class ReadiedActionLapsed(Event):
     combatant_id: str
 
 
-class DiceRolled(Event):
-    type: Literal["dice-rolled"] = "dice-rolled"
-    expression: str
-    total: int
-    text: str
-    purpose: str
-    combatant_id: str | None = None
-    by: str
-    hidden: bool = False
-
-
 FreeformEvent = (
     InitiativeRolled
     | RoundStarted
@@ -92,6 +81,5 @@ FreeformEvent = (
     | ActionReadied
     | ReadiedActionTriggered
     | ReadiedActionLapsed
-    | DiceRolled
 )
 EVENTS = FreeformEvent.__args__

@@ -9,7 +9,6 @@ from service.domain.ruleset import with_table
 from service.rules.freeform.events import (
     ActionReadied,
     DelayEnded,
-    DiceRolled,
     InitiativeRolled,
     ReadiedActionLapsed,
     ReadiedActionTriggered,
@@ -75,8 +74,6 @@ def evolve_own(state: FreeformState, event: Event) -> FreeformState:
             )
         case EncounterEnded():
             return replace(state, {"current": None})
-        case DiceRolled():
-            return state
     return state
 
 

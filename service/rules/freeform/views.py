@@ -44,7 +44,6 @@ def legal_actions(state: FreeformState, viewer: Actor) -> list[ActionOption]:
             )
     if viewer.is_gm and state.readied:
         actions.append(ActionOption(type="call-for-readied", label="Ask who reacts"))
-    actions.append(ActionOption(type="roll", label="Roll dice"))
     return actions
 
 
@@ -67,7 +66,4 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     ),
     "readied-action-triggered": lambda d, n: f"{n(d['combatant_id'])} acts: {d['action']}.",
     "readied-action-lapsed": lambda d, n: f"{n(d['combatant_id'])}'s readied action lapsed.",
-    "dice-rolled": lambda d, n: (
-        f"{n(d.get('combatant_id')) if d.get('combatant_id') else d['by']} rolled {d['text']}."
-    ),
 }

@@ -327,3 +327,38 @@ def test_moving_on_a_map_is_limited_by_speed_and_enemies_block():
     )
     assert only(jogged, "moved")[0]["distance"] == 5
     assert state_of(table).table.combatants["hero"].position.x == 5
+
+
+def test_a_turn_ended_without_an_action_still_recovers():
+    table = encounter()
+    pc(table, "hero", fort=4, recovery=2)
+    creature(table, "orc")
+    start(table, 4)
+    table.send({"type": "defend", "combatant_id": "hero"}, actor=PLAYER)
+    table.send({"type": "brace", "combatant_id": "hero"}, actor=PLAYER)
+    table.send({"type": "pick", "combatant_ids": ["orc"]})
+    table.send({"type": "end-turn", "combatant_id": "orc"})
+    assert state_of(table).current == ("hero",)
+
+    ended = table.send({"type": "end-turn", "combatant_id": "hero"}, actor=PLAYER)
+
+    assert types(ended)[0] == "recovered" and types(ended).index("turn-ended") > 0
+    recovered = only(ended, "recovered")[0]
+    assert recovered["auto"] and (recovered["fort"], recovered["ref"]) == (1, 1)
+    assert pools(table, "hero")["fort"] == 4 and pools(table, "hero")["ref"] == 4
+
+
+def test_any_ruleset_takes_a_plain_roll_for_what_the_rules_leave_to_the_table():
+    table = encounter()
+    pc(table, "hero")
+    creature(table, "orc")
+    start(table, 4)
+
+    rolled = table.send(
+        {"type": "roll", "expression": "2d6", "purpose": "contested FORT", "combatant_id": "hero"},
+        actor=PLAYER,
+        dice=[3, 5],
+    )
+
+    assert only(rolled, "dice-rolled")[0]["total"] == 8
+    assert state_of(table).turns["hero"].actions_used == 0  # a roll is not an action

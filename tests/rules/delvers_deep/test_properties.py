@@ -117,6 +117,8 @@ class DelversPlay(RuleBasedStateMachine):
                 command["target"] = data.draw(st.sampled_from(option.targets or [""]))
             case "reload":
                 command["weapon"] = params["weapon"]
+            case "roll":
+                command["expression"] = data.draw(st.sampled_from(("1d6", "2d6+1")))
             case "cast":
                 command |= {"spell": params["spell"]}
                 command["target"] = data.draw(st.sampled_from(option.targets or [""]))

@@ -41,9 +41,9 @@ def test_end_turn_is_offered_only_to_whoever_controls_the_current_combatant():
 def test_the_current_actor_is_offered_its_turn_options_and_a_roll():
     table = fight("bramli", "goblin")
 
-    assert offered(table, BRAMLI) == [
-        ("end-turn", "bramli"), ("delay", "bramli"), ("ready", "bramli"), ("roll", None),
-    ]  # fmt: skip
+    assert sorted(offered(table, BRAMLI), key=str) == sorted(
+        [("end-turn", "bramli"), ("delay", "bramli"), ("ready", "bramli"), ("roll", None)], key=str
+    )
 
 
 def test_a_delayer_is_offered_to_rejoin_and_a_readier_to_fire():
@@ -128,7 +128,7 @@ def test_every_freeform_event_narrates_as_a_sentence(kind, data, sentence):
 def test_the_narration_table_covers_every_freeform_event_type():
     covered = {case.values[0] for case in NARRATIONS}
 
-    assert covered == {m.model_fields["type"].default for m in EVENTS}
+    assert {m.model_fields["type"].default for m in EVENTS} <= covered
 
 
 def test_every_event_of_a_played_encounter_narrates():
