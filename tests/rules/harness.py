@@ -10,10 +10,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from service.domain.canonical import ZERO_HASH, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope, seal
+from service.domain.errors import RuleViolation
 from service.domain.fold import replay
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import iso
@@ -85,3 +88,18 @@ class Table:
 
     def replayed(self) -> EncounterState:
         return replay(self.ruleset, self.envelopes)
+
+
+def refused(
+    table: Table,
+    command: dict[str, Any],
+    actor: Actor = GM,
+    dice: list[int] | None = None,
+) -> RuleViolation:
+    """Send a command the rules forbid: return the violation and check nothing was stored."""
+    before = list(table.envelopes)
+    state = table.state
+    with pytest.raises(RuleViolation) as caught:
+        table.send(command, actor=actor, dice=dice)
+    assert table.envelopes == before and table.state == state
+    return caught.value

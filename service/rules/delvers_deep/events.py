@@ -131,25 +131,24 @@ class InteractionAnswered(Event):
     participated: bool
 
 
-class Braced(Event):
+class Improved(Event):
+    """A check's DC improved by an action: brace, defend or focus (4.1 Action Phase)."""
+
+    combatant_id: str
+    dc: int
+    cost: Points = Field(default_factory=dict)
+
+
+class Braced(Improved):
     type: Literal["braced"] = "braced"
-    combatant_id: str
-    dc: int
-    cost: Points = Field(default_factory=dict)
 
 
-class Defended(Event):
+class Defended(Improved):
     type: Literal["defended"] = "defended"
-    combatant_id: str
-    dc: int
-    cost: Points = Field(default_factory=dict)
 
 
-class Focused(Event):
+class Focused(Improved):
     type: Literal["focused"] = "focused"
-    combatant_id: str
-    dc: int
-    cost: Points = Field(default_factory=dict)
 
 
 class Encouraged(Event):

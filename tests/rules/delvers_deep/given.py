@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from service.domain.context import GM, Actor
+from service.domain.context import Actor
 from service.domain.envelope import Envelope
-from service.domain.errors import RuleViolation
 from service.rules.delvers_deep import RULESET
 from service.rules.delvers_deep.state import DelversState
 from tests.rules.harness import Table
+from tests.rules.harness import refused as refused  # re-exported for the specs
 
 PLAYER = Actor("p1", "player", frozenset({"hero", "weylan", "bramli", "daerion", "ani", "baldwin"}))
 CLUB = {"name": "greatclub", "kind": "melee", "reach": 2, "damage": "6"}
@@ -83,15 +81,3 @@ def types(envelopes: list[Envelope]) -> list[str]:
 
 def only(envelopes: list[Envelope], kind: str) -> list[dict[str, Any]]:
     return [e.data for e in envelopes if e.type == kind]
-
-
-def refused(
-    table: Table, command: dict[str, Any], actor: Actor = GM, dice: list[int] | None = None
-) -> RuleViolation:
-    """Send a command the rules forbid: return the violation and check nothing was stored."""
-    before = list(table.envelopes)
-    state = table.state
-    with pytest.raises(RuleViolation) as caught:
-        table.send(command, actor=actor, dice=dice)
-    assert table.envelopes == before and table.state == state
-    return caught.value

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from service.domain.context import GM, Actor
+from service.domain.context import Actor
 from service.domain.envelope import Envelope
-from service.domain.errors import RuleViolation
 from service.rules.freeform import RULESET
 from service.rules.freeform.state import FreeformState
 from tests.rules.harness import Table
+from tests.rules.harness import refused as refused  # re-exported for the specs
 
 BRAMLI = Actor("p1", "player", frozenset({"bramli"}))
 """A player who controls the combatant `bramli`."""
@@ -80,18 +78,3 @@ def types(envelopes: list[Envelope]) -> list[str]:
 
 def only(envelopes: list[Envelope], kind: str) -> list[dict[str, Any]]:
     return [e.data for e in envelopes if e.type == kind]
-
-
-def refused(
-    table: Table,
-    command: dict[str, Any],
-    actor: Actor = GM,
-    dice: list[int] | None = None,
-) -> RuleViolation:
-    """Send a command the rules forbid: return the violation and check nothing was stored."""
-    before = list(table.envelopes)
-    state = table.state
-    with pytest.raises(RuleViolation) as caught:
-        table.send(command, actor=actor, dice=dice)
-    assert table.envelopes == before and table.state == state
-    return caught.value
