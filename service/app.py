@@ -1,7 +1,5 @@
-"""The Starlette application: built by `create_app()` with explicit routes and a lifespan.
-
-This is the skeleton the API issue fills in: for now it serves the health checks.
-"""
+"""The Starlette application: built by `create_app()` with explicit routes, middleware,
+exception handlers and a lifespan that owns the Redis clients, the engine and the hub."""
 
 from __future__ import annotations
 
@@ -10,36 +8,20 @@ from contextlib import asynccontextmanager
 
 import redis.asyncio as aioredis
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute, Route
 
+from service.api import ops, rest
+from service.api.auth import Auth
+from service.api.errors import EXCEPTION_HANDLERS
+from service.api.graphql import graphql_routes
+from service.api.metrics import Metrics
+from service.api.middleware import BodyLimitMiddleware
+from service.api.ratelimit import RateLimiter
 from service.config import Settings
-from service.rules.registry import RULESETS
-
-
-async def healthz(request: Request) -> JSONResponse:
-    return JSONResponse({"status": "ok"})
-
-
-async def readyz(request: Request) -> JSONResponse:
-    client: aioredis.Redis = request.app.state.redis
-    try:
-        await client.ping()
-    except aioredis.RedisError as error:
-        return JSONResponse({"status": "unavailable", "redis": str(error)}, status_code=503)
-    return JSONResponse({"status": "ready"})
-
-
-async def index(request: Request) -> JSONResponse:
-    return JSONResponse(
-        {
-            "service": "fray",
-            "rulesets": sorted(RULESETS),
-            "health": "/healthz",
-            "ready": "/readyz",
-        }
-    )
+from service.engine import Engine
+from service.store.redis_store import EventStore
+from service.store.subscriptions import StreamHub
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -47,15 +29,33 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        app.state.redis = aioredis.Redis.from_url(settings.redis_url)
+        state = app.state
+        state.settings = settings
+        state.redis = aioredis.Redis.from_url(settings.redis_url)
+        state.engine = Engine(EventStore(state.redis))
+        state.hub = StreamHub(lambda: aioredis.Redis.from_url(settings.redis_url))
+        state.auth = Auth(settings)
+        state.limiter = RateLimiter(state.redis, settings.rate_limit)
+        state.metrics = Metrics()
+        state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
+        await state.hub.start()
         try:
             yield
         finally:
-            await app.state.redis.aclose()
+            await state.hub.stop()
+            await state.redis.aclose()
 
-    routes = [
-        Route("/", index),
-        Route("/healthz", healthz),
-        Route("/readyz", readyz),
+    routes: list[BaseRoute] = [
+        Route("/", ops.index),
+        Route("/healthz", ops.healthz),
+        Route("/readyz", ops.readyz),
+        Route("/metrics", ops.metrics),
+        *rest.routes,
+        *graphql_routes(),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(BodyLimitMiddleware, limit=settings.max_body)],
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=lifespan,
+    )

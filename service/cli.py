@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import secrets
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -18,7 +20,6 @@ from service.store.redis_store import EventStore
 
 LATER = {
     "worker": "the RQ worker that fires clocks and reaction windows arrives with issue #5",
-    "schema": "the GraphQL schema export arrives with issue #4 (API)",
     "openapi": "the OpenAPI export arrives with issue #4 (API)",
 }
 
@@ -38,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "demo": _demo,
         "export": _export,
         "audit": _audit,
+        "schema": _schema,
     }[args.command]
     return handler(args)
 
@@ -69,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("encounter_id", nargs="?", help="an encounter in Redis")
     audit.add_argument("--file", help="a JSONL export instead of Redis")
     audit.add_argument("--seed", help="the seed (hex), if the stream has not revealed it")
-    sub.add_parser("schema", help="print the GraphQL schema (issue #4)")
+    sub.add_parser("schema", help="print the GraphQL schema (SDL), as in schema/schema.graphql")
     sub.add_parser("openapi", help="print the OpenAPI spec (issue #4)")
     return parser
 
@@ -85,8 +87,40 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         log_level="info",
+        log_config=_log_config(),
     )
     return 0
+
+
+def _log_config() -> dict[str, object]:
+    """Uvicorn's logging, plus Fray's own logger writing its JSON lines as they are."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["fray"] = {"format": "%(message)s"}
+    config["handlers"]["fray"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "fray",
+        "stream": "ext://sys.stderr",
+    }
+    config["loggers"]["fray"] = {"handlers": ["fray"], "level": "INFO", "propagate": False}
+    return config
+
+
+def _dev_credentials(port: int) -> None:
+    """A development API key and token secret when none are set, printed for the user."""
+    if not os.environ.get("FRAY_API_KEYS"):
+        key = secrets.token_urlsafe(24)
+        os.environ["FRAY_API_KEYS"] = f"dev:{key}"
+        print(f"fray dev: FRAY_API_KEYS was unset; generated a key for tenant 'dev': {key}")
+        print(
+            f'fray dev:   curl -H "Authorization: Bearer {key}" http://127.0.0.1:{port}/v1/rulesets'
+        )
+    if not os.environ.get("FRAY_TOKEN_SECRET"):
+        os.environ["FRAY_TOKEN_SECRET"] = secrets.token_hex(32)
+        print("fray dev: FRAY_TOKEN_SECRET was unset; generated one for this run")
 
 
 def _dev(args: argparse.Namespace) -> int:
@@ -106,6 +140,7 @@ def _dev(args: argparse.Namespace) -> int:
     else:
         print(f"fray dev: using Redis at {settings.redis_url}")
     print(f"fray dev: worker: not started yet; {LATER['worker']}")
+    _dev_credentials(args.port)
     try:
         return _serve(argparse.Namespace(host="127.0.0.1", port=args.port, workers=1))
     finally:
@@ -231,6 +266,13 @@ def _audit(args: argparse.Namespace) -> int:
         return show(audit(envelopes, known))
 
     return _with_engine(from_redis)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from service.api.graphql import sdl
+
+    sys.stdout.write(sdl())
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,89 @@
+"""`POST /v1/encounters/{id}/commands`: the command envelope into the engine, and back."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from service.api.access import credential, encounter_id_of, engine_of, viewer
+from service.api.bodies import json_body
+from service.api.metrics import Metrics
+from service.api.ratelimit import RateLimiter
+from service.api.views import redacted_envelopes
+from service.domain.errors import FrayError
+from service.domain.redaction import sees_everything
+from service.engine import CommandRequest, Outcome
+from service.rules.registry import RULESETS
+
+_log = logging.getLogger("fray.api")
+
+
+async def post_command(request: Request) -> JSONResponse:
+    principal = await viewer(request)
+    limiter: RateLimiter = request.app.state.limiter
+    await limiter.check(credential(request))
+    body = await json_body(request, CommandRequest)
+    encounter_id = encounter_id_of(request)
+    engine = engine_of(request)
+    ruleset = (await engine.load(encounter_id)).ruleset.name
+    kind = str(body.command.get("type", "?"))[:60]
+    if kind not in engine_ruleset_types(ruleset):
+        kind = "unknown"  # bounded label values
+    started = time.perf_counter()
+    try:
+        outcome = await engine.execute(encounter_id, body, principal.actor)
+    except FrayError as error:
+        _record(request, ruleset, encounter_id, body.command_id, kind, error.code, started)
+        raise
+    label = "duplicate" if outcome.duplicate else "accepted"
+    _record(request, ruleset, encounter_id, outcome.command_id, kind, label, started, outcome)
+    loaded = await engine.load(encounter_id)
+    events = (
+        [e.to_dict() for e in outcome.events]
+        if sees_everything(principal.actor)
+        else redacted_envelopes(loaded, outcome.events, principal.actor)
+    )
+    return JSONResponse(
+        {
+            "command_id": outcome.command_id,
+            "version": outcome.version,
+            "duplicate": outcome.duplicate,
+            "events": events,
+        },
+        status_code=200 if outcome.duplicate else 201,
+    )
+
+
+def engine_ruleset_types(ruleset: str) -> frozenset[str]:
+    return frozenset(RULESETS[ruleset].command_models) if ruleset in RULESETS else frozenset()
+
+
+def _record(
+    request: Request,
+    ruleset: str,
+    encounter_id: str,
+    command_id: str | None,
+    kind: str,
+    outcome: str,
+    started: float,
+    result: Outcome | None = None,
+) -> None:
+    seconds = time.perf_counter() - started
+    metrics: Metrics = request.app.state.metrics
+    metrics.command(ruleset, kind, outcome, seconds)
+    if result is not None and not result.duplicate:
+        metrics.inc("fray_appends_total", by=len(result.events))
+    line = {
+        "event": "command",
+        "encounter_id": encounter_id,
+        "command_id": command_id,
+        "type": kind,
+        "outcome": outcome,
+        "version": result.version if result else None,
+        "duration_ms": round(seconds * 1000, 3),
+    }
+    _log.info(json.dumps(line))

@@ -1,0 +1,164 @@
+"""Encounters: create, read, legal actions, tokens, the seed, exports; and the rulesets."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from service.api.access import auth_of, encounter_id_of, engine_of, viewer
+from service.api.auth import tenant_actor
+from service.api.bodies import json_body, query_int
+from service.api.errors import InvalidRequest
+from service.api.models import GM_TOKEN_TTL, CreateEncounter, MintToken
+from service.api.views import encounter_view, may_see_seed, redacted_envelope
+from service.domain.canonical import sha256_hex
+from service.domain.envelope import Envelope
+from service.domain.errors import Conflict, Forbidden, FrayError, NotFound
+from service.domain.redaction import sees_everything
+from service.rules.registry import RULESETS
+
+EXPORT_PAGE = 500
+
+
+async def list_rulesets(request: Request) -> JSONResponse:
+    rulesets = [
+        {
+            "name": r.name,
+            "version": r.version,
+            "title": r.title,
+            "commands": r.command_types(),
+            "options_schema": r.options_model.model_json_schema(),
+            "stats_schema": r.stats_model.model_json_schema(),
+        }
+        for r in RULESETS.values()
+    ]
+    return JSONResponse({"rulesets": rulesets})
+
+
+async def create_encounter(request: Request) -> JSONResponse:
+    auth = auth_of(request)
+    tenant = auth.tenant_of_key(request.headers.get("authorization"))
+    body = await json_body(request, CreateEncounter)
+    try:
+        encounter_id, created = await engine_of(request).create(
+            body.ruleset,
+            body.options,
+            title=body.title,
+            encounter_id=body.encounter_id,
+            seed=bytes.fromhex(body.seed) if body.seed else None,
+            actor=tenant_actor(tenant),
+        )
+    except FrayError as error:
+        if error.code == "encounter/exists":  # the engine reports it as a plain 400
+            raise Conflict(error.message, code=error.code) from error
+        raise
+    token, expires = auth.mint(encounter_id, "gm", [], f"gm:{tenant}", GM_TOKEN_TTL, tenant)
+    return JSONResponse(
+        {
+            "encounter_id": encounter_id,
+            "ruleset": body.ruleset,
+            "version": created.version,
+            "gm_token": token,
+            "gm_token_expires_at": expires.isoformat(),
+        },
+        status_code=201,
+        headers={"Location": f"/v1/encounters/{encounter_id}"},
+    )
+
+
+async def get_encounter(request: Request) -> JSONResponse:
+    principal = await viewer(request)
+    encounter_id = encounter_id_of(request)
+    engine = engine_of(request)
+    as_of = query_int(request, "as_of", 0, 1, None)
+    loaded = await (engine.load_at(encounter_id, as_of) if as_of else engine.load(encounter_id))
+    return JSONResponse(encounter_view(loaded, principal.actor, encounter_id))
+
+
+async def legal_actions(request: Request) -> JSONResponse:
+    principal = await viewer(request)
+    loaded = await engine_of(request).load(encounter_id_of(request))
+    actions = loaded.ruleset.legal_actions(loaded.state, principal.actor)
+    return JSONResponse(
+        {"version": loaded.version, "actions": [a.model_dump(mode="json") for a in actions]}
+    )
+
+
+async def mint_token(request: Request) -> JSONResponse:
+    principal = await viewer(request)
+    if not principal.actor.is_gm:
+        raise Forbidden("only the GM or the tenant's API key may mint tokens")
+    body = await json_body(request, MintToken)
+    encounter_id = encounter_id_of(request)
+    loaded = await engine_of(request).load(encounter_id)
+    combatants = sorted(set(body.combatants))
+    if body.role == "player":
+        if not combatants:
+            raise InvalidRequest("field 'combatants': a player token names at least 1 combatant")
+        unknown = [c for c in combatants if c not in loaded.state.table.combatants]
+        if unknown:
+            raise InvalidRequest(
+                f"field 'combatants': no combatant {', '.join(unknown)} in this encounter"
+            )
+    elif combatants:
+        raise InvalidRequest("field 'combatants': only player tokens are bound to combatants")
+    subject = body.subject or f"{body.role}:{uuid.uuid4().hex[:8]}"
+    token, expires = auth_of(request).mint(
+        encounter_id, body.role, combatants, subject, body.ttl_seconds, principal.tenant
+    )
+    return JSONResponse(
+        {
+            "token": token,
+            "role": body.role,
+            "subject": subject,
+            "combatants": combatants,
+            "expires_at": expires.isoformat(),
+        },
+        status_code=201,
+    )
+
+
+async def get_seed(request: Request) -> JSONResponse:
+    principal = await viewer(request)
+    encounter_id = encounter_id_of(request)
+    engine = engine_of(request)
+    if not may_see_seed(principal.actor):
+        loaded = await engine.load(encounter_id)
+        if loaded.state.table.phase != "ended":
+            raise Forbidden("only auditors and the GM see the seed before the encounter ends")
+    seed = await engine.store.seed(encounter_id)
+    if seed is None:
+        raise NotFound(f"there is no encounter '{encounter_id}'")
+    return JSONResponse({"seed": seed.hex(), "commitment": sha256_hex(seed)})
+
+
+async def export(request: Request) -> Response:
+    principal = await viewer(request)
+    encounter_id = encounter_id_of(request)
+    engine = engine_of(request)
+    loaded = await engine.load(encounter_id)
+    actor = principal.actor
+    full = sees_everything(actor)
+
+    async def lines() -> AsyncIterator[bytes]:
+        after = 0
+        while True:
+            page = await engine.store.read(encounter_id, after=after, limit=EXPORT_PAGE)
+            for stored in page:
+                if full:
+                    yield stored.body + b"\n"
+                    continue
+                seen = redacted_envelope(
+                    loaded.ruleset, Envelope.from_body(stored.body), actor, loaded.state
+                )
+                if seen is not None:
+                    yield orjson.dumps(seen) + b"\n"
+            if len(page) < EXPORT_PAGE:
+                return
+            after = page[-1].version
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson")

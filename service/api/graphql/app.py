@@ -1,0 +1,34 @@
+"""The ASGI app mounted at /graphql: HTTP queries and mutations, GraphiQL in a browser,
+subscriptions over graphql-transport-ws."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+
+from service.api.graphql.context import Context
+from service.api.graphql.schema import SCHEMA
+
+PROTOCOLS = ("graphql-transport-ws",)
+
+
+class FrayGraphQL(GraphQL[Context, None]):
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> Context:
+        return Context(request=request, response=response)
+
+
+def make_graphql_app() -> FrayGraphQL:
+    """A new ASGI app; it reads the engine, hub and auth from the Starlette app's state."""
+    return FrayGraphQL(SCHEMA, subscription_protocols=PROTOCOLS, graphql_ide="graphiql")
+
+
+def graphql_routes(path: str = "/graphql") -> list[BaseRoute]:
+    """The routes to list in `create_app`: HTTP and websocket at one path. (A `Mount` would
+    answer a POST to /graphql with a redirect to /graphql/.)"""
+    app = make_graphql_app()
+    return [Route(path, app), WebSocketRoute(path, app)]

@@ -1,0 +1,27 @@
+"""Every generated input type, from one factory so nested models get one type each."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from service.api.graphql.commands import build_command_input
+from service.api.graphql.pydantic_types import TypeFactory, to_payload
+from service.api.models import CreateEncounter, MintToken
+from service.domain.ruleset import invalid
+
+M = TypeVar("M", bound=BaseModel)
+
+_inputs = TypeFactory("input", lambda model: f"{model.__name__}Input")
+CommandInputType, RULESET_INPUTS = build_command_input(_inputs)
+CreateEncounterInputType: Any = _inputs.build(CreateEncounter)
+MintTokenInputType: Any = _inputs.build(MintToken)
+
+
+def parse(model: type[M], value: Any, what: str) -> M:
+    """A generated input as its pydantic model; a bad field is a `request/invalid` error."""
+    try:
+        return model.model_validate(to_payload(value))
+    except ValidationError as error:
+        raise invalid(error, what, code="request/invalid") from None

@@ -1,0 +1,48 @@
+"""Queries: rulesets, and an encounter as the viewer may see it."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.scalars import JSON
+
+from service.api.graphql import fields
+from service.api.graphql.context import Info, graphql_error
+from service.api.graphql.pydantic_types import graphql_name
+from service.api.graphql.types import Encounter, Ruleset, encounter_of
+from service.domain.errors import FrayError
+from service.rules.registry import RULESETS
+
+
+def _rulesets() -> list[Ruleset]:
+    return [
+        Ruleset(
+            name=r.name,
+            version=r.version,
+            title=r.title,
+            commands=r.command_types(),
+            command_input=graphql_name(r.name),
+            options_schema=JSON(r.options_model.model_json_schema()),
+            stats_schema=JSON(r.stats_model.model_json_schema()),
+        )
+        for _, r in sorted(RULESETS.items())
+    ]
+
+
+@strawberry.type
+class Query:
+    @fields.field("The rulesets Fray runs, their commands and options.")
+    def rulesets(self) -> list[Ruleset]:
+        return _rulesets()
+
+    @fields.field("An encounter, now or as of version `asOf`, as your credential may see it.")
+    async def encounter(self, info: Info, id: str, as_of: int | None = None) -> Encounter:
+        context = info.context
+        try:
+            principal = await context.principal(id)
+            engine = context.engine
+            if as_of is not None and as_of < 1:
+                raise FrayError("asOf is a version, 1 or more", code="request/invalid")
+            loaded = await (engine.load_at(id, as_of) if as_of else engine.load(id))
+        except FrayError as error:
+            raise graphql_error(error) from error
+        return encounter_of(id, loaded, principal.actor)

@@ -1,0 +1,219 @@
+"""The GraphQL object types written by hand: rulesets, encounters, events and results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from service.api.graphql import fields
+from service.api.graphql.context import Info, graphql_error
+from service.api.graphql.views import action_outputs, summary_output
+from service.api.views import redacted_envelope
+from service.domain.context import Actor
+from service.domain.envelope import Envelope
+from service.domain.errors import FrayError
+from service.engine import Loaded
+
+if TYPE_CHECKING:
+    # Generated at import from pydantic models (see pydantic_types); mypy sees Any.
+    EncounterSummaryType = Any
+    ActionOptionType = Any
+else:
+    from service.api.graphql.views import ActionOptionType, EncounterSummaryType
+
+MAX_PAGE = 1000
+
+
+@strawberry.type(description="A ruleset Fray runs, and what its encounters accept.")
+class Ruleset:
+    name: str
+    version: str
+    title: str
+    commands: list[str] = strawberry.field(description="The command types it accepts.")
+    command_input: str = strawberry.field(
+        description="The member of `CommandInput` that carries its commands."
+    )
+    options_schema: JSON = strawberry.field(description="JSON Schema of its encounter options.")
+    stats_schema: JSON = strawberry.field(description="JSON Schema of a combatant's stats.")
+
+
+@strawberry.type(description="An event as the viewer may see it (the stored envelope).")
+class Event:
+    version: int
+    type: str
+    schema: int
+    data: JSON
+    at: str
+    command_id: str
+    actor: JSON
+    command: JSON | None
+    rolls: JSON
+    prev_hash: str
+    hash: str
+
+    @classmethod
+    def of(cls, envelope: dict[str, Any]) -> Event:
+        return cls(**{k: envelope[k] for k in _EVENT_FIELDS})
+
+
+_EVENT_FIELDS = (
+    "version",
+    "type",
+    "schema",
+    "data",
+    "at",
+    "command_id",
+    "actor",
+    "command",
+    "rolls",
+    "prev_hash",
+    "hash",
+)
+
+
+@strawberry.type
+class EventEdge:
+    cursor: str = strawberry.field(description="Opaque; pass it as `after` to resume.")
+    node: Event
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None = strawberry.field(
+        description="Pass as `after` for the next page (also past events hidden from you)."
+    )
+
+
+@strawberry.type(description="Events in version order; cursors are stable across requests.")
+class EventConnection:
+    edges: list[EventEdge]
+    page_info: PageInfo
+
+    @fields.field("The events of `edges`, without cursors.")
+    def nodes(self) -> list[Event]:
+        return [edge.node for edge in self.edges]
+
+
+@strawberry.type(description="An encounter as the viewer may see it.")
+class Encounter:
+    id: str
+    ruleset: str
+    version: int
+    _loaded: strawberry.Private[Loaded]
+    _actor: strawberry.Private[Actor]
+
+    @fields.field("The ruleset-independent view every front end can render.")
+    def summary(self) -> EncounterSummaryType:
+        loaded = self._loaded
+        return summary_output(loaded.ruleset.summary(loaded.state, self._actor, loaded.version))
+
+    @fields.field("The full ruleset-specific state, less what you may not see.")
+    def state(self) -> JSON:
+        return JSON(self._loaded.ruleset.redact_state(self._loaded.state, self._actor))
+
+    @fields.field("What you may do now, so a front end can draw buttons.")
+    def legal_actions(self) -> list[ActionOptionType]:
+        loaded = self._loaded
+        return action_outputs(loaded.ruleset.legal_actions(loaded.state, self._actor))
+
+    @fields.field("Events after the cursor `after`, at most `first` (≤ 1000).")
+    async def events(
+        self, info: Info, after: str | None = None, first: int = 100
+    ) -> EventConnection:
+        try:
+            start = _cursor(after)
+            if not 1 <= first <= MAX_PAGE:
+                raise FrayError(f"first must be 1 to {MAX_PAGE}", code="request/invalid")
+            stored = await info.context.engine.store.read(
+                self.id, after=start, limit=first + 1, up_to=self.version
+            )
+        except FrayError as error:
+            raise graphql_error(error) from error
+        page, more = stored[:first], len(stored) > first
+        loaded = self._loaded
+        edges = []
+        for item in page:
+            envelope = Envelope.from_body(item.body)
+            seen = redacted_envelope(loaded.ruleset, envelope, self._actor, loaded.state)
+            if seen is not None:
+                edges.append(EventEdge(cursor=str(envelope.version), node=Event.of(seen)))
+        end = str(page[-1].version) if page else after
+        return EventConnection(edges=edges, page_info=PageInfo(has_next_page=more, end_cursor=end))
+
+
+def _cursor(after: str | None) -> int:
+    if after is None:
+        return 0
+    if not after.isdigit() or len(after) > 18:
+        raise FrayError(f"'{after}' is not a cursor this API gave", code="request/invalid")
+    return int(after)
+
+
+def encounter_of(encounter_id: str, loaded: Loaded, actor: Actor) -> Encounter:
+    return Encounter(
+        id=encounter_id,
+        ruleset=loaded.ruleset.name,
+        version=loaded.version,
+        _loaded=loaded,
+        _actor=actor,
+    )
+
+
+@strawberry.type(description="The command was appended (or was a retry of one that was).")
+class CommandAccepted:
+    command_id: str
+    version: int = strawberry.field(description="The encounter's version after the command.")
+    duplicate: bool = strawberry.field(
+        description="True when this command id was seen before: nothing new was appended."
+    )
+    events: list[Event] = strawberry.field(description="Its events, as you may see them.")
+
+
+@strawberry.type(
+    description="The command was refused and nothing was appended: a rule violation, an "
+    "invalid command, a version conflict, a forbidden action, an unknown encounter."
+)
+class CommandRejected:
+    code: str = strawberry.field(description="Stable, e.g. `turn/not-your-turn`.")
+    message: str
+    rule: str | None = strawberry.field(description="The rule it enforces, e.g. `freeform §2`.")
+    details: JSON | None = strawberry.field(
+        description="E.g. `{expected, actual}` for a version conflict."
+    )
+    status: int = strawberry.field(description="The HTTP status the REST API answers with.")
+
+    @classmethod
+    def of(cls, error: FrayError) -> CommandRejected:
+        rule = getattr(error, "rule", None)
+        return cls(
+            code=error.code,
+            message=error.message,
+            rule=rule if isinstance(rule, str) else None,
+            details=error.details,
+            status=error.status,
+        )
+
+
+CommandResult = Annotated[CommandAccepted | CommandRejected, strawberry.union("CommandResult")]
+
+
+@strawberry.type
+class CreatedEncounter:
+    encounter_id: str
+    ruleset: str
+    version: int
+    gm_token: str = strawberry.field(description="A GM token for convenience, valid 24 h.")
+    gm_token_expires_at: str
+    encounter: Encounter
+
+
+@strawberry.type(description="An encounter token: send it as `Authorization: Bearer <token>`.")
+class Token:
+    token: str
+    role: str
+    subject: str
+    combatants: list[str]
+    expires_at: str

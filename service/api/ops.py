@@ -1,0 +1,44 @@
+"""Operations: liveness, readiness, Prometheus metrics, and the index."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse
+
+from service.api.metrics import Metrics
+from service.rules.registry import RULESETS
+
+PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
+
+
+async def healthz(request: Request) -> JSONResponse:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> JSONResponse:
+    client: aioredis.Redis = request.app.state.redis
+    try:
+        await client.ping()
+    except (aioredis.RedisError, OSError) as error:
+        return JSONResponse({"status": "unavailable", "redis": str(error)}, status_code=503)
+    return JSONResponse({"status": "ready"})
+
+
+async def metrics(request: Request) -> PlainTextResponse:
+    registry: Metrics = request.app.state.metrics
+    return PlainTextResponse(registry.render(), media_type=PROMETHEUS)
+
+
+async def index(request: Request) -> JSONResponse:
+    return JSONResponse(
+        {
+            "service": "fray",
+            "rulesets": sorted(RULESETS),
+            "api": "/v1",
+            "graphql": "/graphql",
+            "health": "/healthz",
+            "ready": "/readyz",
+            "metrics": "/metrics",
+        }
+    )

@@ -1,0 +1,21 @@
+"""The REST API under /v1: one explicit route table."""
+
+from __future__ import annotations
+
+from starlette.routing import BaseRoute, Route
+
+from service.api import commands, encounters, events
+
+ENCOUNTER = "/v1/encounters/{encounter_id}"
+
+routes: list[BaseRoute] = [
+    Route("/v1/rulesets", encounters.list_rulesets, methods=["GET"]),
+    Route("/v1/encounters", encounters.create_encounter, methods=["POST"]),
+    Route(ENCOUNTER, encounters.get_encounter, methods=["GET"]),
+    Route(f"{ENCOUNTER}/commands", commands.post_command, methods=["POST"]),
+    Route(f"{ENCOUNTER}/events", events.list_events, methods=["GET"]),
+    Route(f"{ENCOUNTER}/legal-actions", encounters.legal_actions, methods=["GET"]),
+    Route(f"{ENCOUNTER}/tokens", encounters.mint_token, methods=["POST"]),
+    Route(f"{ENCOUNTER}/seed", encounters.get_seed, methods=["GET"]),
+    Route(f"{ENCOUNTER}/export", encounters.export, methods=["GET"]),
+]

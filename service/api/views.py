@@ -1,0 +1,42 @@
+"""What a viewer sees of an encounter: shared by REST, SSE, exports and GraphQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.context import Actor
+from service.domain.envelope import Envelope
+from service.domain.redaction import sees_everything
+from service.domain.ruleset import EncounterState, RulesetBase
+from service.engine import Loaded
+
+
+def redacted_envelope(
+    ruleset: RulesetBase[Any], envelope: Envelope, actor: Actor, state: EncounterState
+) -> dict[str, Any] | None:
+    """The envelope as `actor` may see it, or None when the actor is not told of it."""
+    return ruleset.redact_event(envelope, actor, state)
+
+
+def redacted_envelopes(
+    loaded: Loaded, envelopes: list[Envelope], actor: Actor
+) -> list[dict[str, Any]]:
+    seen = (redacted_envelope(loaded.ruleset, e, actor, loaded.state) for e in envelopes)
+    return [e for e in seen if e is not None]
+
+
+def encounter_view(loaded: Loaded, actor: Actor, encounter_id: str) -> dict[str, Any]:
+    return {
+        "encounter_id": encounter_id,
+        "ruleset": loaded.ruleset.name,
+        "version": loaded.version,
+        "summary": loaded.ruleset.summary(loaded.state, actor, loaded.version).model_dump(
+            mode="json"
+        ),
+        "state": loaded.ruleset.redact_state(loaded.state, actor),
+    }
+
+
+def may_see_seed(actor: Actor) -> bool:
+    """The seed before the end: auditors and GMs only (DESIGN.md, audit trail)."""
+    return sees_everything(actor)
