@@ -1,6 +1,7 @@
 """`python -m bench [SUITE ...] [--quick] [--profile]`: run benchmarks, print one table.
 
-Suites: core (store appends, loads, the fold). With no suite named, all of them run.
+Suites: core (store appends, loads, the fold); api (REST and GraphQL commands against
+minimal baselines, SSE fan-out; needs wrk). With no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
 """
@@ -14,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import core
+from bench import api, core
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -26,8 +27,14 @@ def _core(args: argparse.Namespace) -> core.Outcome:
     return core.run(settings)
 
 
-# Later issues add their suites here (e.g. "api", "workers").
-SUITES: dict[str, Suite] = {"core": _core}
+def _api(args: argparse.Namespace) -> core.Outcome:
+    settings = api.Settings.quick() if args.quick else api.Settings()
+    settings.profile = args.profile
+    return api.run(settings)
+
+
+# Later issues add their suites here (e.g. "workers").
+SUITES: dict[str, Suite] = {"core": _core, "api": _api}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,19 @@ from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
 
 
+# Requests beyond this many concurrent Redis calls wait for a connection (up to
+# POOL_TIMEOUT seconds) instead of failing: redis-py's default pool raises at 100.
+POOL_SIZE = 256
+POOL_TIMEOUT = 10.0
+
+
+def redis_client(url: str) -> aioredis.Redis:
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=POOL_SIZE, timeout=POOL_TIMEOUT
+    )
+    return aioredis.Redis.from_pool(pool)  # owns the pool: aclose() closes its connections
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
 
@@ -31,9 +44,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         state = app.state
         state.settings = settings
-        state.redis = aioredis.Redis.from_url(settings.redis_url)
+        state.redis = redis_client(settings.redis_url)
         state.engine = Engine(EventStore(state.redis))
-        state.hub = StreamHub(lambda: aioredis.Redis.from_url(settings.redis_url))
+        state.hub = StreamHub(lambda: redis_client(settings.redis_url))
         state.auth = Auth(settings)
         state.limiter = RateLimiter(state.redis, settings.rate_limit)
         state.metrics = Metrics()

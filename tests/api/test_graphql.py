@@ -200,6 +200,21 @@ async def test_command_input_has_one_member_per_ruleset(gql):
     assert {f["name"] for f in found["inputFields"]} == {camel(r) for r in RULESETS}
 
 
+async def test_a_repeated_document_is_validated_once(gql):
+    # strawberry's shared validation LRU (the one ValidationCache(maxsize=256) uses): a
+    # second identical document must hit it, or every command pays a full validation.
+    from strawberry.extensions.validation_cache import _get_validate_cache
+
+    cache = _get_validate_cache(256)
+    query = "{ rulesets { name title } }"
+    await gql.data(query)
+    before = cache.cache_info()
+    await gql.data(query)
+    after = cache.cache_info()
+
+    assert after.hits == before.hits + 1 and after.misses == before.misses
+
+
 async def test_rulesets_lists_commands_and_option_schemas(gql):
     query = "{ rulesets { name version commands commandInput optionsSchema } }"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -96,3 +97,12 @@ async def test_the_rate_limit_is_counted_in_redis_across_instances(
         assert limited.json()["error"]["code"] == "rate/limited"
         other = await one.send(encounter_id, bearer("acme-secret")["Authorization"][7:], command)
         assert other.status_code == 201
+
+
+async def test_a_burst_beyond_the_redis_pool_waits_instead_of_failing(api, encounter_id):
+    # More concurrent requests than redis-py's default pool of 100 connections: each one
+    # reads the stream head; none may fail with a 500.
+    gm = await api.skirmish(encounter_id)
+    path = f"/v1/encounters/{encounter_id}"
+    responses = await asyncio.gather(*(api.get(path, gm) for _ in range(300)))
+    assert sorted({r.status_code for r in responses}) == [200]
