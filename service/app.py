@@ -23,7 +23,6 @@ from service.engine import Engine
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
 
-
 # Requests beyond this many concurrent Redis calls wait for a connection (up to
 # POOL_TIMEOUT seconds) instead of failing: redis-py's default pool raises at 100.
 POOL_SIZE = 256
