@@ -53,7 +53,12 @@ def invalid_request(error: ValidationError) -> InvalidRequest:
     )
 
 
+# Versions and counts stay within JSON's safe integers (and Redis stream ids).
+MAX_QUERY_INT = 2**53 - 1
+
+
 def query_int(request: Request, name: str, default: int, low: int, high: int | None) -> int:
+    high = MAX_QUERY_INT if high is None else high
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
@@ -61,7 +66,6 @@ def query_int(request: Request, name: str, default: int, low: int, high: int | N
         value = int(raw)
     except ValueError:
         raise InvalidRequest(f"query parameter '{name}' must be an integer") from None
-    if value < low or (high is not None and value > high):
-        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise InvalidRequest(f"query parameter '{name}' must be {bound}")
+    if value < low or value > high:
+        raise InvalidRequest(f"query parameter '{name}' must be between {low} and {high}")
     return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from urllib.parse import quote
 
 import orjson
 from starlette.requests import Request
@@ -66,7 +67,8 @@ async def create_encounter(request: Request) -> JSONResponse:
             "gm_token_expires_at": expires.isoformat(),
         },
         status_code=201,
-        headers={"Location": f"/v1/encounters/{encounter_id}"},
+        # Percent-encoded: an id may hold characters a header cannot carry.
+        headers={"Location": f"/v1/encounters/{quote(encounter_id, safe='')}"},
     )
 
 

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from service.api.access import encounter_id_of, engine_of, viewer
-from service.api.bodies import query_int
+from service.api.bodies import MAX_QUERY_INT, query_int
 from service.api.errors import InvalidRequest
 from service.api.views import redacted_envelope
 from service.domain.context import Actor
@@ -68,7 +68,7 @@ async def list_events(request: Request) -> Response:
 def _resume_from(request: Request) -> int:
     last = request.headers.get("last-event-id")
     if last is not None and last.strip():
-        if not last.strip().isdigit():
+        if not last.strip().isdigit() or int(last) > MAX_QUERY_INT:
             raise InvalidRequest("header 'Last-Event-ID' must be an event version")
         return int(last)
     return query_int(request, "after", 0, 0, None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from service.api import commands, encounters, events
+from service.api import commands, encounters, events, openapi
 
 ENCOUNTER = "/v1/encounters/{encounter_id}"
 
@@ -18,4 +18,5 @@ routes: list[BaseRoute] = [
     Route(f"{ENCOUNTER}/tokens", encounters.mint_token, methods=["POST"]),
     Route(f"{ENCOUNTER}/seed", encounters.get_seed, methods=["GET"]),
     Route(f"{ENCOUNTER}/export", encounters.export, methods=["GET"]),
+    Route("/openapi.json", openapi.openapi_json, methods=["GET"]),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from graphql import GraphQLError
+from graphql import ASTValidationRule, GraphQLError
 from strawberry import Schema
 from strawberry.extensions import (
     AddValidationRules,
@@ -31,7 +31,10 @@ MAX_TOKENS = 5000
 # The rule classes are built once: the validation cache keys on the rules, and
 # QueryDepthLimiter / MaxAliasesLimiter build a new class per request, so with them every
 # request missed the cache and was validated in full (2-2.5 ms a command here).
-LIMIT_RULES = [depth_rule(MAX_DEPTH, None, None), aliases_rule(MAX_ALIASES)]
+LIMIT_RULES: list[type[ASTValidationRule]] = [
+    depth_rule(MAX_DEPTH, None, None),
+    aliases_rule(MAX_ALIASES),
+]
 
 
 def _unexpected(error: GraphQLError) -> bool:
