@@ -71,15 +71,6 @@ class CommandRequest(BaseModel):
     deck_orders: list[list[int]] | None = Field(default=None, max_length=20)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    encounter_id: str
-    command_id: str
-    events: list[Envelope]
-    version: int
-    duplicate: bool = False
-
-
 @dataclass
 class _Gate:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -92,6 +83,16 @@ class Loaded:
     state: EncounterState
     version: int
     hash: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    encounter_id: str
+    command_id: str
+    events: list[Envelope]
+    version: int
+    duplicate: bool = False
+    loaded: Loaded | None = None  # the state after the append (None for a replayed retry)
 
 
 @dataclass
@@ -172,6 +173,10 @@ class Engine:
                 return self._remember(encounter_id, _advance(cached, tail))
         loaded = await self._load_from_snapshot(encounter_id)
         return self._remember(encounter_id, loaded)
+
+    def peek(self, encounter_id: str) -> Loaded | None:
+        """What this process last knew of the encounter, without asking Redis (may be stale)."""
+        return self._cache.get(encounter_id)
 
     async def load_at(self, encounter_id: str, version: int) -> Loaded:
         """The state as of version N: what everyone saw then."""
@@ -327,7 +332,7 @@ class Engine:
         after = Loaded(loaded.ruleset, state, result.last_version, head)
         self._remember(encounter_id, after)
         await self._maybe_snapshot(encounter_id, result, after)
-        return Outcome(encounter_id, command_id, envelopes, result.last_version)
+        return Outcome(encounter_id, command_id, envelopes, result.last_version, loaded=after)
 
     async def _earlier_outcome(
         self, encounter_id: str, command_id: str, fingerprint: str

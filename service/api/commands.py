@@ -16,7 +16,7 @@ from service.api.ratelimit import RateLimiter
 from service.api.views import redacted_envelopes
 from service.domain.errors import FrayError
 from service.domain.redaction import sees_everything
-from service.engine import CommandRequest, Outcome
+from service.engine import CommandRequest, Loaded, Outcome
 from service.rules.registry import RULESETS
 
 _log = logging.getLogger("fray.api")
@@ -29,19 +29,18 @@ async def post_command(request: Request) -> JSONResponse:
     body = await json_body(request, CommandRequest)
     encounter_id = encounter_id_of(request)
     engine = engine_of(request)
-    ruleset = (await engine.load(encounter_id)).ruleset.name
-    kind = str(body.command.get("type", "?"))[:60]
-    if kind not in engine_ruleset_types(ruleset):
-        kind = "unknown"  # bounded label values
     started = time.perf_counter()
     try:
         outcome = await engine.execute(encounter_id, body, principal.actor)
     except FrayError as error:
+        ruleset, kind = _labels(engine.peek(encounter_id), body)
         _record(request, ruleset, encounter_id, body.command_id, kind, error.code, started)
         raise
+    # The engine hands back the state after the append: no second read to redact.
+    loaded = outcome.loaded or await engine.load(encounter_id)
+    ruleset, kind = _labels(loaded, body)
     label = "duplicate" if outcome.duplicate else "accepted"
     _record(request, ruleset, encounter_id, outcome.command_id, kind, label, started, outcome)
-    loaded = await engine.load(encounter_id)
     events = (
         [e.to_dict() for e in outcome.events]
         if sees_everything(principal.actor)
@@ -58,8 +57,12 @@ async def post_command(request: Request) -> JSONResponse:
     )
 
 
-def engine_ruleset_types(ruleset: str) -> frozenset[str]:
-    return frozenset(RULESETS[ruleset].command_models) if ruleset in RULESETS else frozenset()
+def _labels(loaded: Loaded | None, body: CommandRequest) -> tuple[str, str]:
+    """The ruleset and command type as metric labels, bounded to known values."""
+    ruleset = loaded.ruleset.name if loaded is not None else "unknown"
+    kind = str(body.command.get("type", "?"))[:60]
+    known = RULESETS[ruleset].command_models if ruleset in RULESETS else {}
+    return ruleset, kind if kind in known else "unknown"
 
 
 def _record(
