@@ -169,24 +169,23 @@ class CheckRolled(Event):
     reason: str
 
 
-class Dodged(Event):
+class DodgeRolled(Event):
+    """A dodge check against one attack (4.1 Dodge): the dice, the DC and the REF paid."""
+
+    combatant_id: str
+    attacker: str
+    weapon: str | None
+    dice: tuple[int, ...]
+    dc: int
+    cost: Points = Field(default_factory=dict)
+
+
+class Dodged(DodgeRolled):
     type: Literal["dodged"] = "dodged"
-    combatant_id: str
-    attacker: str
-    weapon: str | None
-    dice: tuple[int, ...]
-    dc: int
-    cost: Points = Field(default_factory=dict)
 
 
-class DodgeFailed(Event):
+class DodgeFailed(DodgeRolled):
     type: Literal["dodge-failed"] = "dodge-failed"
-    combatant_id: str
-    attacker: str
-    weapon: str | None
-    dice: tuple[int, ...]
-    dc: int
-    cost: Points = Field(default_factory=dict)
 
 
 class ReactionRefused(Event):
