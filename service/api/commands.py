@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 
+import orjson
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from service.api.access import credential, encounter_id_of, engine_of, viewer
 from service.api.bodies import json_body
 from service.api.metrics import Metrics
 from service.api.ratelimit import RateLimiter
+from service.api.responses import JSONResponse
 from service.api.views import redacted_envelopes
 from service.domain.errors import FrayError
 from service.domain.redaction import sees_everything
@@ -89,4 +89,4 @@ def _record(
         "version": result.version if result else None,
         "duration_ms": round(seconds * 1000, 3),
     }
-    _log.info(json.dumps(line))
+    _log.info(orjson.dumps(line).decode())

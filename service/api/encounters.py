@@ -8,13 +8,14 @@ from urllib.parse import quote
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 
 from service.api.access import auth_of, encounter_id_of, engine_of, viewer
 from service.api.auth import tenant_actor
 from service.api.bodies import json_body, query_int
 from service.api.errors import InvalidRequest
 from service.api.models import GM_TOKEN_TTL, CreateEncounter, MintToken
+from service.api.responses import JSONResponse
 from service.api.views import encounter_view, may_see_seed, redacted_envelope
 from service.domain.canonical import sha256_hex
 from service.domain.envelope import Envelope

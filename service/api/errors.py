@@ -10,8 +10,9 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
+from service.api.responses import JSONResponse
 from service.domain.errors import FrayError
 
 _log = logging.getLogger("fray.api")

@@ -8,11 +8,12 @@ from collections.abc import AsyncIterator
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 
 from service.api.access import encounter_id_of, engine_of, viewer
 from service.api.bodies import MAX_QUERY_INT, query_int
 from service.api.errors import InvalidRequest
+from service.api.responses import JSONResponse
 from service.api.views import redacted_envelope
 from service.domain.context import Actor
 from service.domain.envelope import Envelope

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.responses import PlainTextResponse
 
 from service.api.metrics import Metrics
+from service.api.responses import JSONResponse
 from service.rules.registry import RULESETS
 
 PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"

@@ -7,16 +7,15 @@ import hashlib
 import time
 from collections.abc import Callable
 
-import redis.asyncio as aioredis
-
 from service.api.errors import RateLimited
+from service.store.multiplex import Multiplexed
 
 WINDOW_SECONDS = 1
 
 
 class RateLimiter:
     def __init__(
-        self, client: aioredis.Redis, limit: int, clock: Callable[[], float] = time.time
+        self, client: Multiplexed, limit: int, clock: Callable[[], float] = time.time
     ) -> None:
         self._client = client
         self._limit = limit
@@ -29,10 +28,7 @@ class RateLimiter:
         window = int(self._clock()) // WINDOW_SECONDS
         who = hashlib.sha256(credential.encode()).hexdigest()[:24]
         key = f"fray:rate:{who}:{window}"
-        async with self._client.pipeline(transaction=False) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, WINDOW_SECONDS * 2)
-            count, _ = await pipe.execute()
+        count, _ = await self._client.pipeline(("INCR", key), ("EXPIRE", key, WINDOW_SECONDS * 2))
         if int(count) > self._limit:
             raise RateLimited(
                 f"more than {self._limit} commands per {WINDOW_SECONDS} s from this credential",

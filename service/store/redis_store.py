@@ -37,6 +37,7 @@ from service.store.events import (
     stream_id,
 )
 from service.store.keys import DEADLINE_INDEX, encounter_keys
+from service.store.multiplex import Multiplexed
 
 RESERVED_META = frozenset({"version", "hash", "created"})
 _NO_META: Mapping[str, str] = MappingProxyType({})
@@ -48,10 +49,18 @@ class EventStore:
     `snapshot_every` is advice for callers (see `snapshot_due`); the store never snapshots.
     """
 
-    def __init__(self, client: redis.asyncio.Redis, snapshot_every: int = 100) -> None:
+    def __init__(
+        self,
+        client: redis.asyncio.Redis,
+        snapshot_every: int = 100,
+        multiplexed: Multiplexed | None = None,
+    ) -> None:
         if snapshot_every < 1:
             raise InvalidArgument("snapshot_every must be at least 1")
         self._client = client
+        # Appends go through the pipelined connection when there is one (the API's
+        # command path); everything else through redis-py.
+        self._multiplexed = multiplexed
         self.snapshot_every = snapshot_every
         self._create = client.register_script(scripts.CREATE)
         self._append = client.register_script(scripts.APPEND)
@@ -108,17 +117,19 @@ class EventStore:
             args += [deadline.key, score_text(deadline.due), deadline.payload]
         args.append(len(cancel))
         args += cancel
-        reply = await self._append(
-            keys=[
-                keys.meta,
-                keys.events,
-                keys.cmds,
-                keys.outbox,
-                keys.outbox_data,
-                DEADLINE_INDEX,
-            ],
-            args=args,
-        )
+        script_keys = [
+            keys.meta,
+            keys.events,
+            keys.cmds,
+            keys.outbox,
+            keys.outbox_data,
+            DEADLINE_INDEX,
+        ]
+        if self._multiplexed is not None:
+            script = self._append
+            reply = await self._multiplexed.evalsha(script.script, script.sha, script_keys, args)
+        else:
+            reply = await self._append(keys=script_keys, args=args)
         status = _status(reply)
         if status == "ok":
             return AppendResult(int(reply[1]), int(reply[2]), duplicate=False)

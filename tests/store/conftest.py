@@ -22,6 +22,7 @@ from service.embedded_redis import (
     find_redis_server,
 )
 from service.store import EventStore
+from service.store.multiplex import Multiplexed
 
 SCENARIO_TIMEOUT = 60.0  # a hung scenario fails instead of stalling the suite
 Scenario = Callable[[EventStore, redis.asyncio.Redis], Awaitable[None]]
@@ -87,17 +88,23 @@ def store_url(store_server: RedisServer) -> str:
     return store_server.url
 
 
-@pytest.fixture
-def run_store(store_url: str) -> Callable[[Scenario], None]:
-    """Run an async scenario against a fresh client and EventStore on the store server."""
+@pytest.fixture(params=["redis-py", "multiplexed"], ids=lambda path: f"append-{path}")
+def run_store(store_url: str, request: pytest.FixtureRequest) -> Callable[[Scenario], None]:
+    """Run an async scenario against a fresh client and EventStore on the store server,
+    appending through redis-py or through the API's pipelined connection."""
 
     def run(scenario: Scenario) -> None:
         async def main() -> None:
             client = redis.asyncio.Redis.from_url(store_url)
+            multiplexed = (
+                Multiplexed.from_url(store_url) if request.param == "multiplexed" else None
+            )
             try:
                 async with asyncio.timeout(SCENARIO_TIMEOUT):
-                    await scenario(EventStore(client), client)
+                    await scenario(EventStore(client, multiplexed=multiplexed), client)
             finally:
+                if multiplexed is not None:
+                    await multiplexed.aclose()
                 await client.aclose()
 
         asyncio.run(main())

@@ -7,12 +7,12 @@ command, a version conflict, a forbidden action, even a bad credential) is a
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import orjson
 import strawberry
 from pydantic import ValidationError
 
@@ -218,4 +218,4 @@ def _record(
         "version": result.version if result else None,
         "duration_ms": round(seconds * 1000, 3),
     }
-    _log.info(json.dumps(line))
+    _log.info(orjson.dumps(line).decode())
