@@ -110,7 +110,9 @@ class Mutation:
             if context.limiter is not None:
                 await context.limiter.check(bearer(context.authorization))
             named, payload = command_payload(command, RULESET_INPUTS)
-            loaded = await context.engine.load(encounter_id)
+            # An encounter's ruleset never changes: the engine's cached copy is enough.
+            engine = context.engine
+            loaded = engine.peek(encounter_id) or await engine.load(encounter_id)
             ruleset, kind = loaded.ruleset.name, str(payload["type"])
             if named != ruleset:
                 raise InvalidCommand(
@@ -125,7 +127,7 @@ class Mutation:
             return CommandRejected.of(error)
         label = "duplicate" if outcome.duplicate else "accepted"
         _record(context, ruleset, kind, encounter_id, outcome.command_id, label, started, outcome)
-        after = await context.engine.load(encounter_id)
+        after = outcome.loaded or await context.engine.load(encounter_id)
         events = redacted_envelopes(after, outcome.events, principal.actor)
         return CommandAccepted(
             command_id=outcome.command_id,
