@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pytest
 import schemathesis
-from hypothesis import given, settings
+from hypothesis import given, seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -35,8 +35,13 @@ from tests.api.conftest import KEY, Api, bearer, running, settings_for
 
 FUZZ = os.environ.get("FRAY_FUZZ") == "1"
 EXAMPLES = 500 if FUZZ else 25
-STATEFUL_RUNS = 100 if FUZZ else 5
-STATEFUL_STEPS = 20 if FUZZ else 6
+# The stateful phase's rules are enabled by what earlier responses put in schemathesis's
+# bundles, and schemathesis tracks the transitions it has covered across scenarios: over a
+# hundred scenarios in one run Hypothesis replays a prefix whose rules have changed and
+# stops with FlakyStrategyDefinition. A long run is many short ones, each seeded afresh.
+STATEFUL_ROUNDS = 20 if FUZZ else 1
+STATEFUL_RUNS = 5
+STATEFUL_STEPS = 12 if FUZZ else 6
 SSE_TIMEOUT = 0.5  # seconds of a followed event stream to read before cutting it
 
 CHECKS = [
@@ -139,7 +144,8 @@ def test_every_operation_conforms_and_never_fails(
     check()
 
 
-def test_stateful_phase_follows_the_links(api_schema: Any, target: Target) -> None:
+@pytest.mark.parametrize("round_", range(STATEFUL_ROUNDS))
+def test_stateful_phase_follows_the_links(round_: int, api_schema: Any, target: Target) -> None:
     """Scenarios chained by the spec's links: create an encounter, then use its id and GM
     token on the encounter routes (commands, events, tokens, ...)."""
 
@@ -168,11 +174,11 @@ def test_stateful_phase_follows_the_links(api_schema: Any, target: Target) -> No
             case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
 
     run_state_machine_as_test(
-        Machine,
+        seed(round_)(Machine) if FUZZ else Machine,
         settings=settings(
             max_examples=STATEFUL_RUNS,
             stateful_step_count=STATEFUL_STEPS,
-            derandomize=True,
+            derandomize=not FUZZ,
             database=None,
         ),
     )

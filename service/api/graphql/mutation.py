@@ -20,7 +20,7 @@ from service.api.auth import bearer, tenant_actor
 from service.api.graphql import fields
 from service.api.graphql.commands import command_payload
 from service.api.graphql.context import Context, Info, graphql_error
-from service.api.graphql.inputs import RULESET_INPUTS, parse
+from service.api.graphql.inputs import parse
 from service.api.graphql.pydantic_types import graphql_name
 from service.api.graphql.types import (
     CommandAccepted,
@@ -109,7 +109,7 @@ class Mutation:
             principal = await context.principal(encounter_id)
             if context.limiter is not None:
                 await context.limiter.check(bearer(context.authorization))
-            named, payload = command_payload(command, RULESET_INPUTS)
+            named, payload = command_payload(command)
             # An encounter's ruleset never changes: the engine's cached copy is enough.
             engine = context.engine
             loaded = engine.peek(encounter_id) or await engine.load(encounter_id)

@@ -14,10 +14,9 @@ dict the pydantic model validates.
 
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +40,8 @@ class _Field:
 
 # Generated class -> its fields: how to turn an input into a payload, or a dump into output.
 _FIELDS: dict[type, tuple[_Field, ...]] = {}
+# Generated input class -> GraphQL field name -> (JSON key, nested class or None).
+_BY_GRAPHQL_NAME: dict[type, dict[str, tuple[str, Any]]] = {}
 
 
 def graphql_name(key: str) -> str:
@@ -94,6 +95,7 @@ class TypeFactory:
         decorate: Any = strawberry.input if self._kind == "input" else strawberry.type
         built = decorate(cls, name=name, description=_doc(model))
         _FIELDS[built] = tuple(fields)
+        _BY_GRAPHQL_NAME[built] = {graphql_name(f.key): (f.key, f.nested) for f in fields}
         self._built[model] = built
         return built
 
@@ -193,6 +195,27 @@ def to_payload(value: Any) -> Any:
     return out
 
 
+def raw_payload(cls: Any, value: Mapping[str, Any]) -> dict[str, Any]:
+    """A GraphQL input value as graphql-core coerced it (keyed by GraphQL names, nested
+    inputs as dicts) straight to the JSON its pydantic model validates: what `to_payload`
+    gives from strawberry's input objects, without building them. Fields the client left
+    out and that publish no default are absent, as in `to_payload`."""
+    fields = _BY_GRAPHQL_NAME[cls]
+    out: dict[str, Any] = {}
+    for name, item in value.items():
+        key, nested = fields[name]
+        out[key] = item if nested is None else _raw_nested(nested, item)
+    return out
+
+
+def _raw_nested(cls: Any, item: Any) -> Any:
+    if item is None:
+        return None
+    if isinstance(item, list):
+        return [_raw_nested(cls, element) for element in item]
+    return raw_payload(cls, item)
+
+
 def from_dump(cls: Any, data: Any) -> Any:
     """A generated output object from a model's JSON dump (`model_dump(mode="json")`)."""
     if data is None:
@@ -217,12 +240,3 @@ def one_of_input(name: str, members: dict[str, tuple[str, Any, str | None]], doc
     cls = type(name, (), {"__annotations__": annotations, **namespace})
     decorate: Any = strawberry.input
     return decorate(cls, name=name, one_of=True, description=doc)
-
-
-def chosen(value: Any) -> tuple[str, Any]:
-    """The one member set on a `@oneOf` input: its attribute and value."""
-    for field in dataclasses.fields(value):
-        item = getattr(value, field.name)
-        if item is not UNSET and item is not None:
-            return field.name, item
-    raise ValueError("a oneOf input has no member set")
