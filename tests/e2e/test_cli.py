@@ -42,12 +42,6 @@ def test_help_lists_every_command():
         assert command in out
 
 
-@pytest.mark.parametrize(("command", "issue"), [("worker", "#5")])
-def test_commands_of_later_issues_say_which_issue_brings_them(command, issue):
-    result = fray(command)
-    assert result.returncode == 2 and issue in result.stderr
-
-
 def test_schema_prints_the_checked_in_graphql_schema():
     result = fray("schema")
     assert result.returncode == 0 and "type Mutation" in result.stdout

@@ -1,0 +1,107 @@
+"""Worker fixtures: a second redis-server for the job queue (the queue may live apart from
+the event store), `fray worker` as a real process, and ways to read what happened."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import redis
+import redis.asyncio as aioredis
+
+from service.embedded_redis import RedisServer
+from service.store.redis_store import EventStore
+
+FRAY = str(Path(sys.executable).parent / "fray")
+# A deadline goes through RQ's scheduler (polls each second) or the sweeper (2 s grace,
+# 1 s interval) and a job: well under this on any machine, however busy.
+FIRE_TIMEOUT = 30.0
+
+
+@pytest.fixture(scope="session")
+def queue_server() -> Iterator[RedisServer]:
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture
+def queue_url(queue_server: RedisServer) -> Iterator[str]:
+    yield queue_server.url
+    redis.Redis.from_url(queue_server.url).flushall()  # no job outlives its test
+
+
+@contextmanager
+def fray_worker(store_url: str, queue_url: str, **env: str) -> Iterator[subprocess.Popen[str]]:
+    """A `fray worker` process (its own process group, so a SIGKILL takes RQ's scheduler
+    child with it); its log is printed if the test fails."""
+    log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (read back after the process ends)
+        "w+", prefix="fray-worker-", suffix=".log", delete=False
+    )
+    environment = {
+        **os.environ,
+        "FRAY_REDIS_URL": store_url,
+        "FRAY_QUEUE_REDIS_URL": queue_url,
+        **env,
+    }
+    process = subprocess.Popen(
+        [FRAY, "worker"], env=environment, stdout=log, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        yield process
+    finally:
+        stop(process)
+        log.seek(0)
+        sys.stdout.write(f"--- fray worker log ({log.name}) ---\n{log.read()}\n")
+        log.close()
+        os.unlink(log.name)
+
+
+def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM) -> None:
+    if process.poll() is None:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = FIRE_TIMEOUT) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {predicate}")
+        time.sleep(0.05)
+
+
+def events(store_url: str, encounter_id: str) -> list[dict[str, Any]]:
+    """Every envelope of the encounter's stream, oldest first."""
+
+    async def read() -> list[dict[str, Any]]:
+        client = aioredis.Redis.from_url(store_url)
+        try:
+            return [orjson.loads(e.body) for e in await EventStore(client).read(encounter_id)]
+        finally:
+            await client.aclose()
+
+    return asyncio.run(read())
+
+
+def of_type(store_url: str, encounter_id: str, kind: str) -> list[dict[str, Any]]:
+    return [e for e in events(store_url, encounter_id) if e["type"] == kind]

@@ -1,0 +1,128 @@
+"""The firing job and the sweeper, run in this process against the real Redis servers."""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from typing import Any
+
+import orjson
+import pytest
+import redis
+import redis.asyncio as aioredis
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+from rq.serializers import JSONSerializer
+
+from service.engine import Engine
+from service.store.redis_store import EventStore
+from tests.engine_helpers import send, skirmish
+from tests.workers.conftest import of_type
+from workers.dispatch import QUEUE, Dispatcher, deadline_id, deadline_queue
+from workers.jobs import fire
+from workers.sweeper import sweep_once
+
+RECORD_ONLY = {"turn_time_limit": 600, "on_turn_timeout": "record"}
+
+
+def scenario(store_url: str, body: Any, **engine: Any) -> Any:
+    async def main() -> Any:
+        client = aioredis.Redis.from_url(store_url)
+        try:
+            return await body(Engine(EventStore(client), **engine))
+        finally:
+            await client.aclose()
+
+    return asyncio.run(main())
+
+
+async def turn_deadline(engine: Engine, encounter_id: str) -> tuple[str, float]:
+    (deadline,) = await engine.store.pending_deadlines(encounter_id)
+    return deadline.key, deadline.due
+
+
+def test_a_deadline_fired_twice_takes_effect_once(redis_url: str, encounter_id: str) -> None:
+    async def body(engine: Engine) -> list[str]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        key, due = await turn_deadline(engine, encounter_id)
+        return [await fire(engine, encounter_id, key, due) for _ in range(2)]
+
+    assert scenario(redis_url, body) == ["fired", "moved"]
+    expired = of_type(redis_url, encounter_id, "clock-expired")
+    assert len(expired) == 1
+    assert expired[0]["actor"]["id"] == "system"
+
+
+def test_a_second_firing_racing_the_first_is_a_duplicate(redis_url: str, encounter_id: str) -> None:
+    # Two workers that both read the outbox before either fired: the same command id.
+    async def body(engine: Engine) -> list[str]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        key, due = await turn_deadline(engine, encounter_id)
+        other = Engine(engine.store)
+        return sorted(
+            await asyncio.gather(
+                fire(engine, encounter_id, key, due), fire(other, encounter_id, key, due)
+            )
+        )
+
+    outcomes = scenario(redis_url, body)
+    assert outcomes in (["duplicate", "fired"], ["fired", "moved"])
+    assert len(of_type(redis_url, encounter_id, "clock-expired")) == 1
+
+
+def test_a_moved_deadline_never_fires_for_its_old_time(redis_url: str, encounter_id: str) -> None:
+    async def body(engine: Engine) -> str:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        key, old_due = await turn_deadline(engine, encounter_id)
+        await send(engine, encounter_id, {"type": "end-turn"})  # the next turn's clock
+        key_after, new_due = await turn_deadline(engine, encounter_id)
+        assert key_after == key and new_due != old_due
+        return await fire(engine, encounter_id, key, old_due)
+
+    assert scenario(redis_url, body) == "moved"
+    assert of_type(redis_url, encounter_id, "clock-expired") == []
+
+
+def test_the_engine_schedules_each_deadline_as_a_job_at_its_due_time(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    dispatcher = Dispatcher(queue_url)
+
+    async def body(engine: Engine) -> tuple[str, float]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        return await turn_deadline(engine, encounter_id)
+
+    key, due = scenario(redis_url, body, on_deadlines=dispatcher.schedule)
+    dispatcher.close()
+    connection = redis.Redis.from_url(queue_url)
+    registry = ScheduledJobRegistry(QUEUE, connection=connection, serializer=JSONSerializer)
+    job_id = deadline_id(encounter_id, key, due)
+    assert registry.get_job_ids() == [job_id]
+    assert registry.get_scheduled_time(job_id).timestamp() == pytest.approx(due, abs=1)
+    job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+    assert job.func_name == "workers.jobs.fire_deadline"
+    assert job.args == [encounter_id, key, due]  # JSON: ids and a time, nothing pickled
+    raw = connection.hget(f"rq:job:{job_id}", "data")
+    assert raw is not None
+    assert orjson.loads(zlib.decompress(raw))[0] == "workers.jobs.fire_deadline"  # not pickle
+
+
+def test_the_sweeper_enqueues_an_overdue_deadline_once_per_pause(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    connection = redis.Redis.from_url(queue_url)
+    queue = deadline_queue(connection)
+
+    async def body(engine: Engine) -> tuple[str, list[str], list[str], list[str]]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        key, due = await turn_deadline(engine, encounter_id)
+        early = await sweep_once(engine.store, queue, now=due)  # due, not yet overdue
+        late = await sweep_once(engine.store, queue, now=due + 60)
+        again = await sweep_once(engine.store, queue, now=due + 61)
+        return deadline_id(encounter_id, key, due), early, late, again
+
+    # (The suite's Redis holds other tests' encounters too: only this one's job counts.)
+    job_id, early, late, again = scenario(redis_url, body)
+    assert job_id not in early
+    assert late.count(job_id) == 1 and job_id not in again
+    assert job_id in queue.job_ids

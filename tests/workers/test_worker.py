@@ -1,0 +1,155 @@
+"""`fray worker` as a real process: deadlines fire through RQ, once, whatever dies."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from typing import Any
+
+import httpx
+import redis
+import redis.asyncio as aioredis
+
+from service.domain.timefmt import parse_iso
+from service.embedded_redis import RedisServer, free_port
+from service.engine import Engine
+from service.store.redis_store import EventStore
+from tests.api.conftest import KEY
+from tests.api.process import fray_serve_process
+from tests.engine_helpers import COMBATANTS, skirmish
+from tests.workers.conftest import fray_worker, of_type, stop, wait_until
+from workers.dispatch import Dispatcher
+
+ONE_SECOND_TURNS = {"turn_time_limit": 1, "on_turn_timeout": "record"}
+
+
+def start_fight(
+    store_url: str, encounter_id: str, queue_url: str | None, options: dict[str, Any]
+) -> float:
+    """A started freeform fight whose turn clock runs; the clock's due time. With a queue,
+    the engine schedules the deadline as the API does; without, nobody schedules it."""
+    dispatcher = Dispatcher(queue_url) if queue_url else None
+
+    async def main() -> float:
+        client = aioredis.Redis.from_url(store_url)
+        try:
+            hook = dispatcher.schedule if dispatcher else None
+            engine = Engine(EventStore(client), on_deadlines=hook)
+            await skirmish(engine, encounter_id, options)
+            (deadline,) = await engine.store.pending_deadlines(encounter_id)
+            return deadline.due
+        finally:
+            await client.aclose()
+
+    try:
+        return asyncio.run(main())
+    finally:
+        if dispatcher:
+            dispatcher.close()
+
+
+def expired(store_url: str, encounter_id: str) -> list[dict[str, Any]]:
+    return of_type(store_url, encounter_id, "clock-expired")
+
+
+def test_a_turn_timer_runs_out_through_the_worker(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    with fray_worker(redis_url, queue_url):
+        due = start_fight(redis_url, encounter_id, queue_url, ONE_SECOND_TURNS)
+        (event,) = wait_until(lambda: expired(redis_url, encounter_id))
+        time.sleep(3)  # the sweeper's grace and a sweep: nothing fires again
+    assert expired(redis_url, encounter_id) == [event]
+    assert event["actor"]["id"] == "system" and event["command_id"].startswith("fray-")
+    assert parse_iso(event["at"]).timestamp() >= due  # never early
+
+
+def test_a_deadline_nobody_scheduled_is_found_in_the_outbox(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    start_fight(redis_url, encounter_id, None, ONE_SECOND_TURNS)
+    with fray_worker(redis_url, queue_url):
+        wait_until(lambda: expired(redis_url, encounter_id))
+        time.sleep(3)
+    assert len(expired(redis_url, encounter_id)) == 1
+
+
+def test_the_api_killed_between_append_and_scheduling_loses_nothing(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    # `fray serve` appends the clock's deadline, but its queue is unreachable, so the job
+    # is never scheduled; then the process is killed (SIGKILL). A worker started
+    # afterwards finds the deadline in the outbox and fires it.
+    dead_queue = f"redis://127.0.0.1:{free_port()}/0"
+    key = {"Authorization": f"Bearer {KEY}"}
+    with fray_serve_process(redis_url, FRAY_QUEUE_REDIS_URL=dead_queue) as (url, serve):
+        body = {"ruleset": "freeform", "encounter_id": encounter_id, "options": ONE_SECOND_TURNS}
+        assert httpx.post(f"{url}/v1/encounters", json=body, headers=key).status_code == 201
+        commands = [
+            *({"type": "add-combatant", **c} for c in COMBATANTS),
+            {"type": "roll-initiative"},
+            {"type": "start-encounter"},
+        ]
+        for command in commands:
+            answer = httpx.post(
+                f"{url}/v1/encounters/{encounter_id}/commands",
+                json={"command": command},
+                headers=key,
+            )
+            assert answer.status_code == 201, answer.text
+        serve.kill()
+        serve.wait(timeout=20)
+    assert of_type(redis_url, encounter_id, "clock-started")
+    assert redis.Redis.from_url(queue_url).keys("rq:job:*") == []  # nothing was scheduled
+    with fray_worker(redis_url, queue_url):
+        wait_until(lambda: expired(redis_url, encounter_id))
+
+
+def test_two_workers_with_schedulers_fire_each_deadline_once(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    encounters = [f"{encounter_id}-{n}" for n in range(5)]
+    with fray_worker(redis_url, queue_url), fray_worker(redis_url, queue_url):
+        for other in encounters:
+            start_fight(redis_url, other, queue_url, ONE_SECOND_TURNS)
+        for other in encounters:
+            wait_until(lambda other=other: expired(redis_url, other))
+        time.sleep(4)
+    assert [len(expired(redis_url, other)) for other in encounters] == [1] * 5
+
+
+def test_a_worker_killed_mid_job_leaves_the_deadline_to_the_next(
+    redis_url: str, queue_url: str, encounter_id: str, redis_server: RedisServer
+) -> None:
+    store = redis.Redis.from_url(redis_url)
+    due = start_fight(redis_url, encounter_id, queue_url, ONE_SECOND_TURNS)
+    queue = redis.Redis.from_url(queue_url)
+    # Writes to the event store hang while paused: the job reads the outbox, then blocks
+    # on its append, and the worker is killed there.
+    store.execute_command("CLIENT", "PAUSE", 20_000, "WRITE")
+    try:
+        with fray_worker(redis_url, queue_url) as worker:
+            wait_until(lambda: queue.zcard("rq:wip:fray-deadlines") > 0)
+            stop(worker, signal.SIGKILL)
+    finally:
+        store.execute_command("CLIENT", "UNPAUSE")
+    assert expired(redis_url, encounter_id) == []
+    with fray_worker(redis_url, queue_url):
+        wait_until(lambda: expired(redis_url, encounter_id))
+        time.sleep(3)
+    assert len(expired(redis_url, encounter_id)) == 1
+    assert parse_iso(expired(redis_url, encounter_id)[0]["at"]).timestamp() >= due
+
+
+def test_pending_deadlines_survive_a_redis_restart(encounter_id: str) -> None:
+    # One Redis for events and jobs, the default deployment, with persistence on; killed
+    # (SIGKILL) after the deadline was appended and scheduled, then started again.
+    with RedisServer(appendonly=True) as server:
+        due = start_fight(server.url, encounter_id, server.url, ONE_SECOND_TURNS)
+        assert redis.Redis.from_url(server.url).zcard("rq:scheduled:fray-deadlines") == 1
+        server.restart(hard=True)
+        assert redis.Redis.from_url(server.url).zcard("rq:scheduled:fray-deadlines") == 1
+        with fray_worker(server.url, server.url):
+            (event,) = wait_until(lambda: expired(server.url, encounter_id))
+        assert parse_iso(event["at"]).timestamp() >= due

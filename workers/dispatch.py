@@ -1,0 +1,89 @@
+"""Deadlines into RQ: every deadline an append records becomes a scheduled job.
+
+The store's outbox is the truth: it holds every pending deadline (encounter, key, due time,
+the system command to send). Scheduling is an optimisation on top of it. The API schedules
+each deadline right after its append (`Dispatcher.schedule`); if that never happens (the
+process died between the two, or the queue's Redis was down), the sweeper in every
+`fray worker` finds the deadline overdue in the outbox and enqueues it (`workers.sweeper`).
+
+A job carries only ids and a time, and its id is a function of them, so scheduling the same
+deadline twice is one job, and a moved deadline (same key, new time) is a new job: the old
+one finds the outbox changed and does nothing (`workers.jobs`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import redis
+from rq import Queue, Retry
+from rq.serializers import JSONSerializer
+
+from service.store.events import Deadline, score_text
+
+QUEUE = "fray-deadlines"
+FIRE = "workers.jobs.fire_deadline"
+# A job that fails for a passing reason (Redis away) runs again; the sweeper is the backstop.
+RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
+JOB_TIMEOUT = 60  # seconds; a firing is one command through the engine
+RESULT_TTL = 600  # seconds a finished job (and its answer) is kept for inspection
+
+_log = logging.getLogger("fray.workers")
+
+
+def deadline_id(encounter_id: str, key: str, due: float) -> str:
+    """The one job id (and command id) of one deadline: encounter, key and due time."""
+    digest = hashlib.sha256(f"{encounter_id}\0{key}\0{score_text(due)}".encode()).hexdigest()
+    return f"fray-{digest[:40]}"
+
+
+def deadline_queue(connection: redis.Redis) -> Queue:
+    return Queue(QUEUE, connection=connection, serializer=JSONSerializer)
+
+
+def enqueue(queue: Queue, encounter_id: str, key: str, due: float, *, now: bool) -> None:
+    """Schedule the deadline's job at its due time, or (`now`) put it on the queue at once."""
+    options = {
+        "args": (encounter_id, key, due),
+        "job_id": deadline_id(encounter_id, key, due),
+        "retry": RETRY,
+        "job_timeout": JOB_TIMEOUT,
+        "result_ttl": RESULT_TTL,
+        "description": f"deadline {key} of {encounter_id}",
+    }
+    if now:
+        queue.enqueue(FIRE, **options)
+    else:
+        queue.enqueue_at(datetime.fromtimestamp(due, UTC), FIRE, **options)
+
+
+class Dispatcher:
+    """Schedules deadlines on the queue's Redis (`FRAY_QUEUE_REDIS_URL`)."""
+
+    def __init__(self, queue_redis_url: str) -> None:
+        self._connection = redis.Redis.from_url(queue_redis_url)
+        self._queue = deadline_queue(self._connection)
+
+    def schedule_now(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
+        for deadline in deadlines:
+            enqueue(self._queue, encounter_id, deadline.key, deadline.due, now=False)
+
+    async def schedule(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
+        """Called by the engine after an append that recorded deadlines. Never raises: the
+        deadlines are safe in the outbox, and a worker's sweeper enqueues any it misses."""
+        try:
+            # RQ speaks to Redis synchronously; a thread keeps the event loop free.
+            await asyncio.to_thread(self.schedule_now, encounter_id, deadlines)
+        except Exception:
+            _log.exception(
+                "could not schedule %d deadline(s) of %s; the sweeper will find them",
+                len(deadlines),
+                encounter_id,
+            )
+
+    def close(self) -> None:
+        self._connection.close()

@@ -1,0 +1,39 @@
+"""`fray worker`: an RQ worker with RQ's scheduler, and the outbox sweeper beside it."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import redis
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+
+from service.config import Settings
+from workers.dispatch import deadline_queue
+from workers.sweeper import INTERVAL, Sweeper
+
+
+def run_worker(
+    settings: Settings, *, burst: bool = False, sweep_interval: float = INTERVAL
+) -> bool:
+    """Work until stopped (SIGTERM, SIGINT); with `burst`, until the queue is empty.
+
+    A `SimpleWorker` runs each job in this process rather than a fork of it: a firing is
+    one short command, and the sweeper's thread and event loop stay out of forks.
+    """
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # Jobs read the event store's URL from the environment (they carry only ids).
+    os.environ["FRAY_REDIS_URL"] = settings.redis_url
+    connection = redis.Redis.from_url(settings.queue_redis_url)
+    worker = SimpleWorker(
+        [deadline_queue(connection)], connection=connection, serializer=JSONSerializer
+    )
+    sweeper = Sweeper(settings.redis_url, connection, interval=sweep_interval)
+    sweeper.start()
+    try:
+        return worker.work(burst=burst, with_scheduler=True)
+    finally:
+        sweeper.stop()
+        sweeper.join(timeout=5)
+        connection.close()

@@ -1,0 +1,97 @@
+"""The backstop: deadlines the outbox says are overdue go on the queue at once.
+
+A deadline is normally fired by the job the API scheduled right after the append. It can
+be missed three ways: the API died between the append and the scheduling; the queue's
+Redis refused the scheduling; the worker holding RQ's scheduler lock died, so nobody moves
+due jobs onto the queue until the lock expires (its TTL is the scheduler interval + 60 s)
+and another worker's scheduler takes it (workers retry every 120 s): up to about three
+minutes late. Every `fray worker` therefore sweeps the outbox's global index each
+`interval` seconds and enqueues, for immediate running, every deadline overdue by more than
+`grace` seconds. With one worker alive, a deadline fires at most about `grace + interval`
+(3 s) plus one job late, whatever happened to the scheduling.
+
+Sweeping is cheap whatever is waiting: one range query on a sorted set bounded by "now",
+so a clock due in three days costs nothing until it is due. A marker key (SET NX with a
+short expiry) keeps several workers, or a slow job, from enqueueing the same deadline each
+sweep; and a deadline fired twice is one effect anyway (see `workers.jobs`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import redis
+from rq import Queue
+
+from service.store.clients import redis_client
+from service.store.redis_store import EventStore
+from workers.dispatch import deadline_id, deadline_queue, enqueue
+
+INTERVAL = 1.0  # seconds between sweeps
+GRACE = 2.0  # seconds a deadline may be overdue before the sweeper steps in
+REPEAT_AFTER = 5  # seconds before the same deadline is enqueued again
+BATCH = 200  # deadlines per sweep at most
+
+_log = logging.getLogger("fray.workers")
+
+
+async def sweep_once(
+    store: EventStore, queue: Queue, now: float, grace: float = GRACE, batch: int = BATCH
+) -> list[str]:
+    """Enqueue the deadlines overdue by more than `grace`; the job ids enqueued."""
+    enqueued: list[str] = []
+    marker_store: redis.Redis = queue.connection
+    for encounter_id, deadline in await store.due_deadlines(now - grace, limit=batch):
+        job_id = deadline_id(encounter_id, deadline.key, deadline.due)
+        if not marker_store.set(f"fray:swept:{job_id}", "1", nx=True, ex=REPEAT_AFTER):
+            continue
+        enqueue(queue, encounter_id, deadline.key, deadline.due, now=True)
+        enqueued.append(job_id)
+        _log.warning(
+            "deadline %s of %s was %.1f s overdue; enqueued it",
+            deadline.key,
+            encounter_id,
+            now - deadline.due,
+        )
+    return enqueued
+
+
+class Sweeper(threading.Thread):
+    """Sweeps in a daemon thread with its own event loop until `stop()`."""
+
+    def __init__(
+        self,
+        store_url: str,
+        queue_connection: redis.Redis,
+        interval: float = INTERVAL,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(name="fray-sweeper", daemon=True)
+        self._store_url = store_url
+        self._queue = deadline_queue(queue_connection)
+        self._interval = interval
+        self._clock = clock
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def run(self) -> None:
+        asyncio.run(self._loop())
+
+    async def _loop(self) -> None:
+        client = redis_client(self._store_url)
+        store = EventStore(client)
+        try:
+            while not self._stopping.is_set():
+                try:
+                    await sweep_once(store, self._queue, self._clock())
+                except Exception:  # Redis away for a moment: sweep again next time
+                    _log.exception("sweeping the deadline outbox failed")
+                await asyncio.to_thread(self._stopping.wait, self._interval)
+        finally:
+            await client.aclose()
