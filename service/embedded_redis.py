@@ -53,6 +53,41 @@ def die_with_parent(sig: int = signal.SIGTERM) -> None:
         libc.prctl(_PR_SET_PDEATHSIG, sig)
 
 
+PORT_ATTEMPTS = 5
+
+
+class PortTaken(RedisUnavailable):
+    pass
+
+
+def _read_bulk(sock: socket.socket) -> bytes | None:
+    """One RESP bulk-string reply, whole; None for anything else."""
+    data = b""
+    while b"\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return None
+        data += chunk
+    header, _, body = data.partition(b"\r\n")
+    if not header.startswith(b"$"):
+        return None
+    size = int(header[1:])
+    while len(body) < size:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return None
+        body += chunk
+    return body
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -86,6 +121,16 @@ class RedisServer:
         return text.split("v=", 1)[1].split()[0] if "v=" in text else text.strip()
 
     def start(self) -> RedisServer:
+        # The port was free when chosen; another process may take it before the server
+        # binds it (two test suites on one machine), so a taken port means another one.
+        for _ in range(PORT_ATTEMPTS - 1):
+            try:
+                return self._start()
+            except PortTaken:
+                self.port = free_port()
+        return self._start()
+
+    def _start(self) -> RedisServer:
         args = [
             self.binary,
             "--port",
@@ -119,14 +164,22 @@ class RedisServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process is not None and self.process.poll() is not None:
-                raise RedisUnavailable(f"redis-server exited with {self.process.returncode}")
+                code = self.process.returncode
+                self.process = None
+                if _answers(self.port):
+                    raise PortTaken(f"port {self.port} is another process's")
+                raise RedisUnavailable(f"redis-server exited with {code}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return
+                    sock.sendall(b"INFO server\r\n")
+                    reply = _read_bulk(sock)
             except OSError:
-                pass
+                reply = None
+            if reply is not None and self.process is not None:
+                if f"process_id:{self.process.pid}\r".encode() in reply:
+                    return
+                self.stop(hard=True)  # ours could not bind: that server is someone else's
+                raise PortTaken(f"port {self.port} is another process's")
             time.sleep(0.02)
         raise RedisUnavailable(f"redis-server did not answer on port {self.port}")
 

@@ -21,7 +21,9 @@ import redis
 import redis.asyncio as aioredis
 
 from service.embedded_redis import RedisServer
+from service.engine import Engine
 from service.store.redis_store import EventStore
+from workers.dispatch import Dispatcher
 
 FRAY = str(Path(sys.executable).parent / "fray")
 # A deadline goes through RQ's scheduler (polls each second) or the sweeper (2 s grace,
@@ -105,3 +107,23 @@ def events(store_url: str, encounter_id: str) -> list[dict[str, Any]]:
 
 def of_type(store_url: str, encounter_id: str, kind: str) -> list[dict[str, Any]]:
     return [e for e in events(store_url, encounter_id) if e["type"] == kind]
+
+
+def with_engine(store_url: str, queue_url: str | None, body: Any) -> Any:
+    """Run `body(engine)` with an engine that schedules deadlines on the queue as the API
+    does (with no queue, nobody schedules them: they wait in the outbox)."""
+    dispatcher = Dispatcher(queue_url) if queue_url else None
+
+    async def main() -> Any:
+        client = aioredis.Redis.from_url(store_url)
+        try:
+            hook = dispatcher.schedule if dispatcher else None
+            return await body(Engine(EventStore(client), on_deadlines=hook))
+        finally:
+            await client.aclose()
+
+    try:
+        return asyncio.run(main())
+    finally:
+        if dispatcher:
+            dispatcher.close()

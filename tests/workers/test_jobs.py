@@ -126,3 +126,26 @@ def test_the_sweeper_enqueues_an_overdue_deadline_once_per_pause(
     assert job_id not in early
     assert late.count(job_id) == 1 and job_id not in again
     assert job_id in queue.job_ids
+
+
+def test_a_clock_of_three_days_waits_as_one_scheduled_job_and_nothing_else(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    # Play by post: the clock's job waits in RQ's schedule; sweeps do not see it until due.
+    three_days = 3 * 86_400
+    dispatcher = Dispatcher(queue_url)
+    connection = redis.Redis.from_url(queue_url)
+    queue = deadline_queue(connection)
+
+    async def body(engine: Engine) -> tuple[str, float, list[str]]:
+        await skirmish(engine, encounter_id, {"turn_time_limit": three_days})
+        key, due = await turn_deadline(engine, encounter_id)
+        swept = await sweep_once(engine.store, queue, now=due - 60)
+        return deadline_id(encounter_id, key, due), due, swept
+
+    job_id, due, swept = scenario(redis_url, body, on_deadlines=dispatcher.schedule)
+    dispatcher.close()
+    assert job_id not in swept and job_id not in queue.job_ids
+    registry = ScheduledJobRegistry(QUEUE, connection=connection, serializer=JSONSerializer)
+    assert job_id in registry.get_job_ids()
+    assert registry.get_scheduled_time(job_id).timestamp() == pytest.approx(due, abs=1)

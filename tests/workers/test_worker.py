@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import time
 from typing import Any
 
 import httpx
 import redis
-import redis.asyncio as aioredis
 
+from service.domain.context import GM
 from service.domain.timefmt import parse_iso
 from service.embedded_redis import RedisServer, free_port
-from service.engine import Engine
-from service.store.redis_store import EventStore
+from service.engine import CommandRequest, Engine
 from tests.api.conftest import KEY
 from tests.api.process import fray_serve_process
 from tests.engine_helpers import COMBATANTS, skirmish
-from tests.workers.conftest import fray_worker, of_type, stop, wait_until
-from workers.dispatch import Dispatcher
+from tests.workers.conftest import fray_worker, of_type, stop, wait_until, with_engine
 
 ONE_SECOND_TURNS = {"turn_time_limit": 1, "on_turn_timeout": "record"}
 
@@ -27,26 +24,14 @@ ONE_SECOND_TURNS = {"turn_time_limit": 1, "on_turn_timeout": "record"}
 def start_fight(
     store_url: str, encounter_id: str, queue_url: str | None, options: dict[str, Any]
 ) -> float:
-    """A started freeform fight whose turn clock runs; the clock's due time. With a queue,
-    the engine schedules the deadline as the API does; without, nobody schedules it."""
-    dispatcher = Dispatcher(queue_url) if queue_url else None
+    """A started freeform fight whose turn clock runs; the clock's due time."""
 
-    async def main() -> float:
-        client = aioredis.Redis.from_url(store_url)
-        try:
-            hook = dispatcher.schedule if dispatcher else None
-            engine = Engine(EventStore(client), on_deadlines=hook)
-            await skirmish(engine, encounter_id, options)
-            (deadline,) = await engine.store.pending_deadlines(encounter_id)
-            return deadline.due
-        finally:
-            await client.aclose()
+    async def body(engine: Engine) -> float:
+        await skirmish(engine, encounter_id, options)
+        (deadline,) = await engine.store.pending_deadlines(encounter_id)
+        return deadline.due
 
-    try:
-        return asyncio.run(main())
-    finally:
-        if dispatcher:
-            dispatcher.close()
+    return float(with_engine(store_url, queue_url, body))
 
 
 def expired(store_url: str, encounter_id: str) -> list[dict[str, Any]]:
@@ -153,3 +138,29 @@ def test_pending_deadlines_survive_a_redis_restart(encounter_id: str) -> None:
         with fray_worker(server.url, server.url):
             (event,) = wait_until(lambda: expired(server.url, encounter_id))
         assert parse_iso(event["at"]).timestamp() >= due
+
+
+def test_a_table_break_pauses_every_clock_and_resuming_restarts_the_rest(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    options = {"turn_time_limit": 2, "on_turn_timeout": "record"}
+
+    async def pause(engine: Engine) -> list[Any]:
+        await engine.execute(encounter_id, CommandRequest(command={"type": "pause-clocks"}), GM)
+        return await engine.store.pending_deadlines(encounter_id)
+
+    async def resume(engine: Engine) -> float:
+        await engine.execute(encounter_id, CommandRequest(command={"type": "resume-clocks"}), GM)
+        (deadline,) = await engine.store.pending_deadlines(encounter_id)
+        return deadline.due
+
+    with fray_worker(redis_url, queue_url):
+        start_fight(redis_url, encounter_id, queue_url, options)
+        assert with_engine(redis_url, queue_url, pause) == []  # the break cancels the deadline
+        time.sleep(4)  # longer than the clock had left: it does not run out
+        assert expired(redis_url, encounter_id) == []
+        due = with_engine(redis_url, queue_url, resume)
+        (event,) = wait_until(lambda: expired(redis_url, encounter_id))
+    assert parse_iso(event["at"]).timestamp() >= due
+    (paused,) = of_type(redis_url, encounter_id, "clock-paused")
+    assert 0 < paused["data"]["remaining_ms"] <= 2000
