@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import redis.asyncio as aioredis
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
@@ -9,6 +11,7 @@ from starlette.responses import PlainTextResponse
 from service.api.metrics import Metrics
 from service.api.responses import JSONResponse
 from service.rules.registry import RULESETS
+from workers.metrics import DeadlineMetrics
 
 PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -28,7 +31,9 @@ async def readyz(request: Request) -> JSONResponse:
 
 async def metrics(request: Request) -> PlainTextResponse:
     registry: Metrics = request.app.state.metrics
-    return PlainTextResponse(registry.render(), media_type=PROMETHEUS)
+    # What every worker did with deadlines, kept in Redis, and what is pending.
+    deadlines = await DeadlineMetrics(request.app.state.redis).render(time.time())
+    return PlainTextResponse(registry.render() + "\n".join(deadlines) + "\n", media_type=PROMETHEUS)
 
 
 async def index(request: Request) -> JSONResponse:

@@ -59,6 +59,20 @@ async def test_metrics_count_commands_rejections_appends_and_latency(
     assert "# TYPE fray_command_seconds histogram" in text
 
 
+async def test_metrics_show_deadlines_pending_and_what_workers_fired(
+    api: Api, encounter_id: str
+) -> None:
+    await api.skirmish(encounter_id, turn_time_limit=600)
+    text = (await api.client.get("/metrics")).text
+    pending = [
+        line for line in text.splitlines() if line.startswith("fray_deadline_encounters_pending ")
+    ]
+    assert pending and int(pending[0].split()[1]) >= 1  # this fight's turn clock at least
+    assert "# TYPE fray_deadlines_fired_total counter" in text
+    assert "# TYPE fray_deadline_lateness_seconds histogram" in text
+    assert 'fray_deadline_lateness_seconds_bucket{le="1.5"}' in text
+
+
 async def test_each_command_logs_one_json_line(
     api: Api, encounter_id: str, caplog: pytest.LogCaptureFixture
 ) -> None:

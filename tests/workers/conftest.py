@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,17 @@ def queue_url(queue_server: RedisServer) -> Iterator[str]:
     redis.Redis.from_url(queue_server.url).flushall()  # no job outlives its test
 
 
+@dataclass(frozen=True)
+class Worker:
+    process: subprocess.Popen[str]
+    log_path: str
+
+    def log(self) -> str:
+        return Path(self.log_path).read_text()
+
+
 @contextmanager
-def fray_worker(store_url: str, queue_url: str, **env: str) -> Iterator[subprocess.Popen[str]]:
+def fray_worker(store_url: str, queue_url: str, **env: str) -> Iterator[Worker]:
     """A `fray worker` process (its own process group, so a SIGKILL takes RQ's scheduler
     child with it); its log is printed if the test fails."""
     log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (read back after the process ends)
@@ -61,7 +71,7 @@ def fray_worker(store_url: str, queue_url: str, **env: str) -> Iterator[subproce
         start_new_session=True,
     )  # fmt: skip
     try:
-        yield process
+        yield Worker(process, log.name)
     finally:
         stop(process)
         log.seek(0)

@@ -20,6 +20,7 @@ from tests.engine_helpers import send, skirmish
 from tests.workers.conftest import of_type
 from workers.dispatch import QUEUE, Dispatcher, deadline_id, deadline_queue
 from workers.jobs import fire
+from workers.metrics import DeadlineMetrics
 from workers.sweeper import sweep_once
 
 RECORD_ONLY = {"turn_time_limit": 600, "on_turn_timeout": "record"}
@@ -45,7 +46,7 @@ def test_a_deadline_fired_twice_takes_effect_once(redis_url: str, encounter_id: 
     async def body(engine: Engine) -> list[str]:
         await skirmish(engine, encounter_id, RECORD_ONLY)
         key, due = await turn_deadline(engine, encounter_id)
-        return [await fire(engine, encounter_id, key, due) for _ in range(2)]
+        return [await fire(engine, encounter_id, key, due, clock=lambda: due) for _ in range(2)]
 
     assert scenario(redis_url, body) == ["fired", "moved"]
     expired = of_type(redis_url, encounter_id, "clock-expired")
@@ -61,7 +62,8 @@ def test_a_second_firing_racing_the_first_is_a_duplicate(redis_url: str, encount
         other = Engine(engine.store)
         return sorted(
             await asyncio.gather(
-                fire(engine, encounter_id, key, due), fire(other, encounter_id, key, due)
+                fire(engine, encounter_id, key, due, clock=lambda: due),
+                fire(other, encounter_id, key, due, clock=lambda: due),
             )
         )
 
@@ -77,7 +79,7 @@ def test_a_moved_deadline_never_fires_for_its_old_time(redis_url: str, encounter
         await send(engine, encounter_id, {"type": "end-turn"})  # the next turn's clock
         key_after, new_due = await turn_deadline(engine, encounter_id)
         assert key_after == key and new_due != old_due
-        return await fire(engine, encounter_id, key, old_due)
+        return await fire(engine, encounter_id, key, old_due, clock=lambda: old_due)
 
     assert scenario(redis_url, body) == "moved"
     assert of_type(redis_url, encounter_id, "clock-expired") == []
@@ -149,3 +151,56 @@ def test_a_clock_of_three_days_waits_as_one_scheduled_job_and_nothing_else(
     registry = ScheduledJobRegistry(QUEUE, connection=connection, serializer=JSONSerializer)
     assert job_id in registry.get_job_ids()
     assert registry.get_scheduled_time(job_id).timestamp() == pytest.approx(due, abs=1)
+
+
+def test_a_job_started_long_before_its_deadline_leaves_it_to_the_sweeper(
+    redis_url: str, encounter_id: str
+) -> None:
+    async def body(engine: Engine) -> tuple[str, list[Any]]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        key, due = await turn_deadline(engine, encounter_id)
+        outcome = await fire(engine, encounter_id, key, due, clock=lambda: due - 60)
+        return outcome, await engine.store.pending_deadlines(encounter_id)
+
+    outcome, pending = scenario(redis_url, body)
+    assert outcome == "early" and len(pending) == 1
+    assert of_type(redis_url, encounter_id, "clock-expired") == []
+
+
+def test_firings_are_counted_with_their_lateness_for_every_api_instance(
+    redis_url: str, encounter_id: str
+) -> None:
+    async def body(engine: Engine) -> tuple[list[str], list[str]]:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            metrics = DeadlineMetrics(client)
+            before = await metrics.render(now=0)
+            await skirmish(engine, encounter_id, RECORD_ONLY)
+            key, due = await turn_deadline(engine, encounter_id)
+            late = iter([due + 0.3])  # the job starts 0.3 s after the deadline
+            await fire(engine, encounter_id, key, due, clock=lambda: next(late), metrics=metrics)
+            await fire(engine, encounter_id, key, due, clock=lambda: due, metrics=metrics)
+            return before, await metrics.render(now=0)
+        finally:
+            await client.aclose()
+
+    before, after = scenario(redis_url, body)
+    delta = _counts(after) - _counts(before)
+    assert delta['fray_deadlines_fired_total{outcome="fired"}'] == 1
+    assert delta['fray_deadlines_fired_total{outcome="moved"}'] == 1
+    assert delta["fray_deadline_lateness_seconds_count"] == 1
+    # The lateness is measured to the event, which the engine stamps with the wall clock.
+    assert delta['fray_deadline_lateness_seconds_bucket{le="+Inf"}'] == 1
+    assert delta["fray_deadline_encounters_pending"] >= 0
+
+
+class _Counts(dict[str, float]):
+    def __sub__(self, other: dict[str, float]) -> dict[str, float]:
+        return {k: v - other.get(k, 0.0) for k, v in self.items()}
+
+
+def _counts(lines: list[str]) -> _Counts:
+    return _Counts(
+        (name, float(value))
+        for name, value in (line.rsplit(" ", 1) for line in lines if not line.startswith("#"))
+    )

@@ -7,6 +7,8 @@ import time
 from typing import Any
 
 import httpx
+import orjson
+import pytest
 import redis
 
 from service.domain.context import GM
@@ -41,13 +43,22 @@ def expired(store_url: str, encounter_id: str) -> list[dict[str, Any]]:
 def test_a_turn_timer_runs_out_through_the_worker(
     redis_url: str, queue_url: str, encounter_id: str
 ) -> None:
-    with fray_worker(redis_url, queue_url):
+    with fray_worker(redis_url, queue_url) as worker:
         due = start_fight(redis_url, encounter_id, queue_url, ONE_SECOND_TURNS)
         (event,) = wait_until(lambda: expired(redis_url, encounter_id))
         time.sleep(3)  # the sweeper's grace and a sweep: nothing fires again
+        log = worker.log()
     assert expired(redis_url, encounter_id) == [event]
     assert event["actor"]["id"] == "system" and event["command_id"].startswith("fray-")
-    assert parse_iso(event["at"]).timestamp() >= due  # never early
+    lateness = parse_iso(event["at"]).timestamp() - due
+    assert lateness >= 0  # never early
+    # One JSON line per job: encounter, deadline, outcome and lateness.
+    lines = [orjson.loads(line.split(" fray.workers ", 1)[1])
+             for line in log.splitlines() if " fray.workers {" in line]  # fmt: skip
+    (line,) = [x for x in lines if x["encounter_id"] == encounter_id]
+    assert line["key"] == "clock:turn" and line["outcome"] == "fired"
+    assert parse_iso(line["due"]).timestamp() == pytest.approx(due, abs=0.001)
+    assert line["lateness_s"] == pytest.approx(lateness, abs=0.001)
 
 
 def test_a_deadline_nobody_scheduled_is_found_in_the_outbox(
@@ -116,7 +127,7 @@ def test_a_worker_killed_mid_job_leaves_the_deadline_to_the_next(
     try:
         with fray_worker(redis_url, queue_url) as worker:
             wait_until(lambda: queue.zcard("rq:wip:fray-deadlines") > 0)
-            stop(worker, signal.SIGKILL)
+            stop(worker.process, signal.SIGKILL)
     finally:
         store.execute_command("CLIENT", "UNPAUSE")
     assert expired(redis_url, encounter_id) == []
