@@ -1,7 +1,8 @@
 """`python -m bench [SUITE ...] [--quick] [--profile]`: run benchmarks, print one table.
 
 Suites: core (store appends, loads, the fold); api (REST and GraphQL commands against
-minimal baselines, SSE fan-out; needs wrk). With no suite named, all of them run.
+minimal baselines, SSE fan-out; needs wrk); workers (deadline lateness with `fray worker`
+processes). With no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
 """
@@ -15,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core
+from bench import api, core, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -33,8 +34,11 @@ def _api(args: argparse.Namespace) -> core.Outcome:
     return api.run(settings)
 
 
-# Later issues add their suites here (e.g. "workers").
-SUITES: dict[str, Suite] = {"core": _core, "api": _api}
+def _workers(args: argparse.Namespace) -> core.Outcome:
+    return workers.run(workers.Settings.quick() if args.quick else workers.Settings())
+
+
+SUITES: dict[str, Suite] = {"core": _core, "api": _api, "workers": _workers}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,13 @@ client's, or nothing if the deadline has moved or gone.
 Firing twice is harmless: the command id is the deadline's id, so a second firing is the
 engine's duplicate (nothing appended), and a firing after the rules have moved on (the
 clock restarted, the window already closed) is decided as a no-op by the rules.
+
+Deadlines fall due together (a round's clocks, a thousand tables at the top of the hour):
+one job per deadline through RQ costs milliseconds of RQ's own bookkeeping each, so the
+job that runs first also fires every other deadline already due in the outbox, up to
+`DRAIN` of them, `CONCURRENT` at a time; their own jobs then find them gone and do nothing.
+A worker process keeps one event loop, one Redis client and one engine (with its cache of
+encounters) for all the jobs it runs.
 """
 
 from __future__ import annotations
@@ -11,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Literal
 
 import orjson
+import redis.asyncio as aioredis
 
 from service.config import DEFAULT_REDIS_URL
 from service.domain.context import SYSTEM
@@ -29,25 +38,118 @@ from service.store.redis_store import EventStore
 from workers.dispatch import deadline_id
 from workers.metrics import DeadlineMetrics
 
-Fired = Literal["fired", "duplicate", "refused", "moved", "early"]
+Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "armed"]
 MAX_EARLY = 5.0  # seconds a job waits for its deadline; RQ starts jobs up to 1 s early
+LEASE_MS = 10_000  # a firing takes milliseconds; a killed worker's lease lapses after this
 
 _log = logging.getLogger("fray.workers")
 
 
+DRAIN = 500  # other due deadlines one job fires at most
+CONCURRENT = 32  # firings in flight at once
+
+
 def fire_deadline(encounter_id: str, key: str, due: float) -> str:
     """RQ's entry point: ids and a time in, the outcome's name out (kept as the result)."""
-    url = os.environ.get("FRAY_REDIS_URL", DEFAULT_REDIS_URL)
-    return asyncio.run(_fire_with(url, encounter_id, key, due))
+    return _Runner.get().run(encounter_id, key, due)
 
 
-async def _fire_with(url: str, encounter_id: str, key: str, due: float) -> Fired:
-    client = redis_client(url)
-    try:
-        engine = Engine(EventStore(client))
-        return await fire(engine, encounter_id, key, due, metrics=DeadlineMetrics(client))
-    finally:
-        await client.aclose()
+class _Runner:
+    """This process's event loop (in a thread), Redis client, engine and metrics."""
+
+    _instance: _Runner | None = None
+    _guard = threading.Lock()
+
+    def __init__(self, url: str) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._client = redis_client(url)
+        self._engine = Engine(EventStore(self._client))
+        self._metrics = DeadlineMetrics(self._client)
+        self._leases = Leases(self._client)
+        self._pid = os.getpid()
+
+    @classmethod
+    def get(cls) -> _Runner:
+        with cls._guard:
+            if cls._instance is None or cls._instance._pid != os.getpid():
+                cls._instance = cls(os.environ.get("FRAY_REDIS_URL", DEFAULT_REDIS_URL))
+            return cls._instance
+
+    def run(self, encounter_id: str, key: str, due: float) -> Fired:
+        early = due - time.time()
+        if 0 < early <= MAX_EARLY:
+            # RQ's scheduler keeps due times in whole seconds (it truncates), so jobs start
+            # up to a second early. Waiting here would hold up the jobs behind this one: the
+            # loop fires it on time instead. Should this process die first, the deadline is
+            # still in the outbox for the sweeper.
+            later = self._later(early, encounter_id, key, due)
+            asyncio.run_coroutine_threadsafe(later, self._loop)
+            return "armed"
+        work = self._fire_and_drain(encounter_id, key, due)
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    async def _later(self, delay: float, encounter_id: str, key: str, due: float) -> None:
+        await asyncio.sleep(delay)
+        try:
+            await self._fire_and_drain(encounter_id, key, due)
+        except Exception:
+            _log.exception("firing deadline %s of %s failed", key, encounter_id)
+
+    async def _fire_and_drain(self, encounter_id: str, key: str, due: float) -> Fired:
+        outcome = await fire(
+            self._engine, encounter_id, key, due, metrics=self._metrics, leases=self._leases
+        )
+        if outcome != "early":
+            await drain(
+                self._engine, time.time(), self._metrics, self._leases, skip=(encounter_id, key)
+            )
+        return outcome
+
+
+class Leases:
+    """Who is firing a deadline right now: two workers (or a job and another's drain) never
+    fire one deadline at once. A lease outlives a killed worker by `LEASE_MS` at most."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = client
+
+    async def take(self, job_id: str) -> bool:
+        return bool(await self._client.set(lease_key(job_id), "1", nx=True, px=LEASE_MS))
+
+    async def release(self, job_id: str) -> None:
+        await self._client.delete(lease_key(job_id))
+
+
+def lease_key(job_id: str) -> str:
+    return f"fray:firing:{job_id}"
+
+
+async def drain(
+    engine: Engine,
+    now: float,
+    metrics: DeadlineMetrics | None = None,
+    leases: Leases | None = None,
+    skip: tuple[str, str] | None = None,
+    limit: int = DRAIN,
+) -> int:
+    """Fire the deadlines already due in the outbox; how many were fired."""
+    gate = asyncio.Semaphore(CONCURRENT)
+
+    async def one(encounter_id: str, key: str, due: float) -> Fired:
+        async with gate:
+            try:
+                return await fire(engine, encounter_id, key, due, lambda: now, metrics, leases)
+            except Exception:  # its own job (or the sweeper) tries again
+                _log.exception("firing deadline %s of %s failed", key, encounter_id)
+                return "refused"
+
+    due_now = await engine.store.due_deadlines(now, limit=limit)
+    outcomes = await asyncio.gather(
+        *(one(e, d.key, d.due) for e, d in due_now if (e, d.key) != skip)
+    )
+    return outcomes.count("fired")
 
 
 async def fire(
@@ -57,9 +159,9 @@ async def fire(
     due: float,
     clock: Callable[[], float] = time.time,
     metrics: DeadlineMetrics | None = None,
+    leases: Leases | None = None,
 ) -> Fired:
-    # RQ's scheduler keeps due times in whole seconds (it truncates), so a job can start
-    # up to a second before its deadline: wait for it, rather than expire a clock early.
+    # Never expire a clock early: wait for the deadline.
     early = due - clock()
     if early > MAX_EARLY:
         # Only a clock running ahead (another host's) starts a job this early. The deadline
@@ -68,10 +170,27 @@ async def fire(
         return "early"
     if early > 0:
         await asyncio.sleep(early)
+    command_id = deadline_id(encounter_id, key, due)
+    if leases is not None and not await leases.take(command_id):
+        return "taken"  # being fired by another job or worker right now
+    try:
+        return await _fire(engine, encounter_id, key, due, command_id, metrics)
+    finally:
+        if leases is not None:
+            await leases.release(command_id)
+
+
+async def _fire(
+    engine: Engine,
+    encounter_id: str,
+    key: str,
+    due: float,
+    command_id: str,
+    metrics: DeadlineMetrics | None,
+) -> Fired:
     store = engine.store
     pending = {d.key: d for d in await store.pending_deadlines(encounter_id)}
     deadline = pending.get(key)
-    command_id = deadline_id(encounter_id, key, due)
     outcome: Fired
     lateness: float | None = None
     if deadline is None or score_text(deadline.due) != score_text(due):

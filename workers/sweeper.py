@@ -47,6 +47,8 @@ async def sweep_once(
     marker_store: redis.Redis = queue.connection
     for encounter_id, deadline in await store.due_deadlines(now - grace, limit=batch):
         job_id = deadline_id(encounter_id, deadline.key, deadline.due)
+        if marker_store.hget(f"rq:job:{job_id}", "status") == b"queued":
+            continue  # waiting its turn behind other jobs: it will run
         if not marker_store.set(f"fray:swept:{job_id}", "1", nx=True, ex=REPEAT_AFTER):
             continue
         enqueue(queue, encounter_id, deadline.key, deadline.due, now=True)
