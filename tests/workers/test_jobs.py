@@ -19,7 +19,7 @@ from service.store.redis_store import EventStore
 from tests.engine_helpers import send, skirmish
 from tests.workers.conftest import of_type
 from workers.dispatch import QUEUE, Dispatcher, deadline_id, deadline_queue
-from workers.jobs import fire
+from workers.jobs import Leases, drain, fire
 from workers.metrics import DeadlineMetrics
 from workers.sweeper import sweep_once
 
@@ -204,3 +204,43 @@ def _counts(lines: list[str]) -> _Counts:
         (name, float(value))
         for name, value in (line.rsplit(" ", 1) for line in lines if not line.startswith("#"))
     )
+
+
+def test_one_job_fires_every_deadline_already_due(redis_url: str, encounter_id: str) -> None:
+    names = [f"{encounter_id}-{n}" for n in range(5)]
+
+    async def body(engine: Engine) -> tuple[int, list[int]]:
+        dues = []
+        for name in names:
+            await skirmish(engine, name, RECORD_ONLY)
+            dues.append((await turn_deadline(engine, name))[1])
+        # At the latest due time every one of them is due (other tests' are not: 600 s).
+        fired = await drain(engine, max(dues), skip=(names[0], "clock:turn"))
+        left = [len(await engine.store.pending_deadlines(n)) for n in names]
+        return fired, left
+
+    fired, left = scenario(redis_url, body)
+    assert fired >= 4
+    assert left == [1, 0, 0, 0, 0]  # all but the skipped one (its own job fires it)
+    assert [len(of_type(redis_url, n, "clock-expired")) for n in names] == [0, 1, 1, 1, 1]
+
+
+def test_a_deadline_another_worker_is_firing_is_left_to_it(
+    redis_url: str, encounter_id: str
+) -> None:
+    async def body(engine: Engine) -> tuple[str, str]:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            leases = Leases(client)
+            await skirmish(engine, encounter_id, RECORD_ONLY)
+            key, due = await turn_deadline(engine, encounter_id)
+            assert await leases.take(deadline_id(encounter_id, key, due))  # the other worker
+            taken = await fire(engine, encounter_id, key, due, lambda: due, leases=leases)
+            await leases.release(deadline_id(encounter_id, key, due))
+            fired = await fire(engine, encounter_id, key, due, lambda: due, leases=leases)
+            return taken, fired
+        finally:
+            await client.aclose()
+
+    assert scenario(redis_url, body) == ("taken", "fired")
+    assert len(of_type(redis_url, encounter_id, "clock-expired")) == 1
