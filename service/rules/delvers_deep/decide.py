@@ -4,6 +4,7 @@ spent turns end and the next slot begins."""
 
 from __future__ import annotations
 
+from service.domain.clocks import ClockExpired
 from service.domain.common import CombatantAdded, EncounterStarted
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
@@ -67,7 +68,7 @@ class Run:
             if state.pending:
                 self.emit(attacks.open_next(state, state.pending[0], self.ctx))
                 continue
-            step = turns.next_turn(state)
+            step = turns.next_turn(state, self.ctx)
             if not step:
                 break
             self.emit(step)
@@ -134,7 +135,7 @@ def follow_up(
     state: DelversState, command: Command, events: list[Event], ctx: DecideContext
 ) -> list[Event]:
     """After shared commands: reflex rolls at the start, late PCs' rolls, resolutions of
-    closed windows, and whatever the order does next."""
+    closed windows, a turn clock's expiry, and whatever the order does next."""
     run = Run(state, ctx)
     for event in events:
         match event:
@@ -149,4 +150,16 @@ def follow_up(
             case ReactionWindowClosed() if run.state.phase != "ended":
                 # Windows the end of the encounter closes resolve nothing after it.
                 run.emit(attacks.resolve(run.state, event, ctx))
+            case ClockExpired(clock_id=turns.TURN_CLOCK) if run.state.phase == "running":
+                run.emit(_timed_out(run.state))
     return run.settle()
+
+
+def _timed_out(state: DelversState) -> list[Event]:
+    """`on_turn_timeout` "delay" ends the turn too: the seed has no delay (4.1 Combat Order
+    fixes the PCs' order; the GM picks creatures as slots come up)."""
+    match state.options.on_turn_timeout:
+        case "end-turn" | "delay":
+            return turns.timed_out(state)
+        case "record":
+            return []

@@ -47,7 +47,7 @@ class TurnStarted(Event):
 class TurnEnded(Event):
     type: Literal["turn-ended"] = "turn-ended"
     combatant_id: str
-    reason: Literal["done", "actions-spent", "downed", "removed"] = "done"
+    reason: Literal["done", "actions-spent", "downed", "removed", "timeout"] = "done"
 
 
 class Recovered(Event):

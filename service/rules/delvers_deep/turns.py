@@ -1,8 +1,11 @@
 """Whose turn it is: reflex rolls, the PC order, alternating slots, ambush, rounds
-(delvers-deep 4.1 Combat Order, Ambush, Taking a Turn)."""
+(delvers-deep 4.1 Combat Order, Ambush, Taking a Turn), and the turn timer."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+from service.domain.clocks import start_clock, stop_clock
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
@@ -21,6 +24,7 @@ from service.rules.delvers_deep.state import DelversState, Side
 ORDER = "delvers-deep 4.1 Combat Order"
 AMBUSH = "delvers-deep 4.1 Ambush"
 TAKING_A_TURN = "delvers-deep 4.1 Taking a Turn"
+TURN_CLOCK = "turn"
 
 
 def is_pc(combatant: Combatant) -> bool:
@@ -135,7 +139,27 @@ def pick(state: DelversState, ids: list[str], ctx: DecideContext) -> list[Event]
             "only creatures of the same group share a slot",
             rule=ORDER,
         )
-    return [TurnStarted(combatant_ids=tuple(chosen), round=state.round, side="gm")]
+    return begin_turn(state, tuple(chosen), "gm", ctx)
+
+
+def begin_turn(
+    state: DelversState, ids: tuple[str, ...], side: Side, ctx: DecideContext
+) -> list[Event]:
+    """A slot begins and, with `turn_time_limit`, its turn clock starts (a restart is the
+    next generation, so the last slot's deadline goes stale)."""
+    events: list[Event] = [TurnStarted(combatant_ids=ids, round=state.round, side=side)]
+    limit = state.options.turn_time_limit
+    if limit is not None:
+        # delvers-deep 4.1 Combat Order: creatures that "share the same slot" share its one
+        # clock, which belongs to none of them.
+        names = " and ".join(state.table.combatants[c].name for c in ids)
+        owner = ids[0] if len(ids) == 1 else None
+        events.append(
+            start_clock(
+                state.table.clocks, TURN_CLOCK, limit, ctx.now, label=f"{names}'s turn", owner=owner
+            )
+        )
+    return events
 
 
 def end_turn(state: DelversState, cid: str | None, ctx: DecideContext) -> list[Event]:
@@ -149,9 +173,25 @@ def end_turn(state: DelversState, cid: str | None, ctx: DecideContext) -> list[E
             )
         cid = controlled[0]
     acting_turn(state, cid, ctx, TAKING_A_TURN)
+    return end_of_turn(state, cid, "done")
+
+
+def end_of_turn(state: DelversState, cid: str, reason: Literal["done", "timeout"]) -> list[Event]:
     # delvers-deep 4.1 Taking a Turn: every turn starts with the recovery phase, so a turn
     # ended without an action still recovers.
-    return [*auto_recovery(state, cid), TurnEnded(combatant_id=cid, reason="done")]
+    return [*auto_recovery(state, cid), TurnEnded(combatant_id=cid, reason=reason)]
+
+
+def timed_out(state: DelversState) -> list[Event]:
+    """The turn clock ran out: every turn of the slot ends as its controller's `end-turn`
+    would, even while reactions are still to resolve; the next slot waits for them."""
+    events: list[Event] = []
+    for cid in state.current:
+        if state.table.combatants[cid].out_of_fight:
+            events.append(TurnEnded(combatant_id=cid, reason="downed"))
+        else:
+            events += end_of_turn(state, cid, "timeout")
+    return events
 
 
 def finished(state: DelversState, cid: str) -> TurnEnded | None:
@@ -167,9 +207,9 @@ def finished(state: DelversState, cid: str) -> TurnEnded | None:
     return None
 
 
-def next_turn(state: DelversState) -> list[Event]:
+def next_turn(state: DelversState, ctx: DecideContext) -> list[Event]:
     """What the order does by itself once the table is quiet: end spent turns, start the
-    next PC's turn, or a new round. A GM slot waits for `pick`."""
+    next PC's turn, or a new round. A GM slot waits for `pick`, untimed."""
     for cid in state.current:
         ended = finished(state, cid)
         if ended is not None:
@@ -179,7 +219,7 @@ def next_turn(state: DelversState) -> list[Event]:
     side = next_side(state)
     if side == "pcs":
         first = waiting(state, "pcs")[0]
-        return [TurnStarted(combatant_ids=(first,), round=state.round, side="pcs")]
+        return begin_turn(state, (first,), "pcs", ctx)
     if side is None and anyone_could_act(state):
         return [RoundStarted(round=state.round + 1)]
-    return []
+    return stop_clock(state.table.clocks, TURN_CLOCK)

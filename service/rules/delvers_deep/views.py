@@ -212,7 +212,10 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
         f"It is {' and '.join(n(c) for c in d['combatant_ids'])}'s turn"
         + (" (the PCs' slot)." if d["side"] == "pcs" else " (the GM's slot).")
     ),
-    "turn-ended": lambda d, n: f"{n(d['combatant_id'])}'s turn ends.",
+    "turn-ended": lambda d, n: (
+        f"{n(d['combatant_id'])}'s turn ends"
+        + (": time is up." if d.get("reason") == "timeout" else ".")
+    ),
     "recovered": _recovered,
     "moved": _moved,
     "attack-rolled": _attack,

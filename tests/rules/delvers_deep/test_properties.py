@@ -1,9 +1,11 @@
 """Random legal play folds back to the live state and keeps every pool within its bounds.
 
 A state machine plays options drawn from `legal_actions` (for the GM and the player, with
-server dice), answers and closes reaction windows and sometimes tries an illegal command.
-After every step the fold of the stored envelopes equals the live state, a refused command
-stores nothing, and no FORT, REF, WILL or hp pool is below zero or above its maximum.
+server dice), answers and closes reaction windows, lets the turn clock run out (or sends a
+stale expiry) and sometimes tries an illegal command. After every step the fold of the
+stored envelopes equals the live state, a refused command stores nothing, no FORT, REF,
+WILL or hp pool is below zero or above its maximum, and the turn clock runs exactly while a
+turn does.
 """
 
 from __future__ import annotations
@@ -57,8 +59,10 @@ class DelversPlay(RuleBasedStateMachine):
         ambush=st.sampled_from((None, "pcs", "gm")),
         window=st.sampled_from((0.0, 30.0)),
         halve=st.booleans(),
+        timeout=st.sampled_from((None, "end-turn", "delay", "record")),
     )
-    def create(self, pcs, creatures, first, ambush, window, halve):
+    def create(self, pcs, creatures, first, ambush, window, halve, timeout):
+        timer = {} if timeout is None else {"turn_time_limit": 60, "on_turn_timeout": timeout}
         self.table = Table(
             RULESET,
             {
@@ -66,6 +70,7 @@ class DelversPlay(RuleBasedStateMachine):
                 "ambush": ambush,
                 "reaction_window": window,
                 "health_check": "halve-damage" if halve else "off",
+                **timer,
             },
         )
         for cid, stats in zip(("ani", "bramli"), pcs, strict=False):
@@ -177,6 +182,14 @@ class DelversPlay(RuleBasedStateMachine):
         for window in self.state.table.open_windows():
             self.send({"type": "close-reaction-window", "window_id": window.id}, SYSTEM)
 
+    @rule(stale=st.booleans())
+    def let_the_turn_clock_run_out(self, stale: bool):
+        clock = self.state.table.clocks.get("turn")
+        if clock is not None:
+            generation = clock.generation - 1 if stale else clock.generation
+            expiry = {"type": "expire-clock", "clock_id": "turn", "generation": generation}
+            self.send(expiry, SYSTEM)
+
     @rule(data=st.data())
     def try_anything(self, data: st.DataObject):
         cid = data.draw(st.sampled_from(sorted(self.state.table.combatants)))
@@ -186,6 +199,19 @@ class DelversPlay(RuleBasedStateMachine):
     @invariant()
     def the_fold_of_the_stream_is_the_live_state(self):
         assert self.table.replayed() == self.table.state
+
+    @invariant()
+    def the_turn_clock_runs_while_a_turn_does(self):
+        state = self.state
+        clock = state.table.clocks.get("turn")
+        if state.options.turn_time_limit is None:
+            assert clock is None
+        elif state.phase == "running" and not state.table.open_windows() and not state.pending:
+            status = clock.status if clock is not None else None
+            # Only a recorded timeout leaves a turn running after its clock.
+            record = state.options.on_turn_timeout == "record"
+            timed = {"running", "expired"} if record else {"running"}
+            assert status in timed if state.current else status != "running", clock
 
     @invariant()
     def pools_stay_within_their_bounds(self):
