@@ -13,9 +13,8 @@ from service.api.bodies import json_body
 from service.api.metrics import Metrics
 from service.api.ratelimit import RateLimiter
 from service.api.responses import JSONResponse
-from service.api.views import redacted_envelopes
+from service.api.views import redacted_envelopes, sees_raw_events
 from service.domain.errors import FrayError
-from service.domain.redaction import sees_everything
 from service.engine import CommandRequest, Loaded, Outcome
 from service.rules.registry import RULESETS
 
@@ -43,7 +42,7 @@ async def post_command(request: Request) -> JSONResponse:
     _record(request, ruleset, encounter_id, outcome.command_id, kind, label, started, outcome)
     events = (
         [e.to_dict() for e in outcome.events]
-        if sees_everything(principal.actor)
+        if sees_raw_events(loaded, principal.actor)
         else redacted_envelopes(loaded, outcome.events, principal.actor)
     )
     return JSONResponse(

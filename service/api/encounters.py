@@ -16,11 +16,10 @@ from service.api.bodies import json_body, query_int
 from service.api.errors import InvalidRequest
 from service.api.models import GM_TOKEN_TTL, CreateEncounter, MintToken
 from service.api.responses import JSONResponse
-from service.api.views import encounter_view, may_see_seed, redacted_envelope
+from service.api.views import encounter_view, may_see_seed, redacted_envelope, sees_raw_events
 from service.domain.canonical import sha256_hex
 from service.domain.envelope import Envelope
 from service.domain.errors import Conflict, Forbidden, FrayError, NotFound
-from service.domain.redaction import sees_everything
 from service.rules.registry import RULESETS
 
 EXPORT_PAGE = 500
@@ -129,10 +128,14 @@ async def get_seed(request: Request) -> JSONResponse:
     principal = await viewer(request)
     encounter_id = encounter_id_of(request)
     engine = engine_of(request)
-    if not may_see_seed(principal.actor):
-        loaded = await engine.load(encounter_id)
-        if loaded.state.table.phase != "ended":
-            raise Forbidden("only auditors and the GM see the seed before the encounter ends")
+    loaded = await engine.load(encounter_id)
+    if loaded.state.table.phase != "ended" and not may_see_seed(principal.actor, loaded.ruleset):
+        if loaded.ruleset.seed_sealed:
+            raise Forbidden(
+                f"a {loaded.ruleset.name} seed orders the face-down cards: nobody sees it "
+                "before the encounter ends"
+            )
+        raise Forbidden("only auditors and the GM see the seed before the encounter ends")
     seed = await engine.store.seed(encounter_id)
     if seed is None:
         raise NotFound(f"there is no encounter '{encounter_id}'")
@@ -145,7 +148,7 @@ async def export(request: Request) -> Response:
     engine = engine_of(request)
     loaded = await engine.load(encounter_id)
     actor = principal.actor
-    full = sees_everything(actor)
+    full = sees_raw_events(loaded, actor)
 
     async def lines() -> AsyncIterator[bytes]:
         after = 0

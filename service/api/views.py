@@ -37,6 +37,13 @@ def encounter_view(loaded: Loaded, actor: Actor, encounter_id: str) -> dict[str,
     }
 
 
-def may_see_seed(actor: Actor) -> bool:
-    """The seed before the end: auditors and GMs only (DESIGN.md, audit trail)."""
-    return sees_everything(actor)
+def sees_raw_events(loaded: Loaded, actor: Actor) -> bool:
+    """Whether the actor may be sent stored envelopes unredacted (a shortcut, not a rule)."""
+    sealed = loaded.ruleset.seed_sealed and loaded.state.table.phase != "ended"
+    return sees_everything(actor) and not sealed
+
+
+def may_see_seed(actor: Actor, ruleset: RulesetBase[Any]) -> bool:
+    """The seed before the end: auditors and GMs only (DESIGN.md, audit trail), and nobody
+    where the seed orders hidden cards (fifty-two's face-down pool)."""
+    return sees_everything(actor) and not ruleset.seed_sealed

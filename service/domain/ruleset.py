@@ -71,6 +71,8 @@ class RulesetBase(Generic[S]):
     event_schemas: ClassVar[dict[str, int]] = {}
     upcasters: ClassVar[dict[tuple[str, int], Upcaster]] = {}
     health_events: ClassVar[frozenset[str]] = frozenset({"resource-adjusted"})
+    seed_sealed: ClassVar[bool] = False
+    """True where the seed orders something no viewer may know before the end."""
 
     def __init__(self) -> None:
         self.command_models = {_type_of(m): m for m in (*COMMON_COMMANDS, *self.commands)}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import strawberry
-from pydantic import BaseModel
+from pydantic import BaseModel, PydanticUserError, TypeAdapter
 from pydantic.fields import FieldInfo
 from strawberry.scalars import JSON
 from strawberry.types.unset import UNSET
@@ -113,7 +113,9 @@ class TypeFactory:
             return JSON, None
         if origin is typing.Literal:
             return _literal(args), None
-        if origin in _SEQUENCES and args and (origin is not tuple or args[-1] is Ellipsis):
+        if origin in _SEQUENCES and args and (origin is not tuple or _homogeneous(args)):
+            # A fixed-length tuple of one type (a pair of cards) is a list in GraphQL; its
+            # pydantic model still checks the length.
             inner, nested = self._annotation(args[0])
             return types.GenericAlias(list, (inner,)), nested
         if isinstance(tp, type) and issubclass(tp, BaseModel):
@@ -121,6 +123,8 @@ class TypeFactory:
             return built, built
         if tp in _SCALARS:
             return tp, None
+        if _text_type(tp):
+            return str, None
         return JSON, None
 
     def _with_default(self, annotation: Any, info: FieldInfo) -> tuple[Any, Any]:
@@ -136,6 +140,21 @@ class TypeFactory:
         if typing.get_origin(annotation) is typing.Union:
             return annotation, UNSET
         return typing.Optional[annotation], UNSET  # noqa: UP045 (a runtime value)
+
+
+def _homogeneous(args: tuple[Any, ...]) -> bool:
+    return args[-1] is Ellipsis or all(a == args[0] for a in args)
+
+
+def _text_type(tp: Any) -> bool:
+    """A custom type pydantic reads and writes as a JSON string (a card: "10S")."""
+    if not isinstance(tp, type) or not hasattr(tp, "__get_pydantic_core_schema__"):
+        return False
+    try:
+        schema = TypeAdapter(tp).json_schema()
+    except PydanticUserError:
+        return False
+    return schema.get("type") == "string"
 
 
 # A required, non-null field gets no default, so GraphQL validation demands it.

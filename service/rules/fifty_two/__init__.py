@@ -1,4 +1,95 @@
-"""fifty-two: the playing-card field of battle (../shared/seeds/fifty-two.txt).
+"""`fifty-two`: the playing-card field of battle. A deck laid out in columns is the shared
+battlefield; action points remove, add and pair cards to create attack opportunities, and
+armor decides which attacks register (seed: shared/seeds/fifty-two.txt)."""
 
-Being built mechanic by mechanic (issue 6); not registered as a ruleset until it is whole.
-"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from service.domain.context import Actor, DecideContext
+from service.domain.envelope import Envelope
+from service.domain.messages import Command, Event
+from service.domain.narration import Names, narrate_with
+from service.domain.ruleset import RulesetBase
+from service.domain.table import Pool
+from service.domain.views import ActionOption
+from service.rules.fifty_two import decide, views
+from service.rules.fifty_two.commands import COMMANDS
+from service.rules.fifty_two.events import EVENTS
+from service.rules.fifty_two.evolve import evolve_own
+from service.rules.fifty_two.state import FiftyTwoOptions, FiftyTwoState, FiftyTwoStats
+
+
+class FiftyTwo(RulesetBase[FiftyTwoState]):
+    name = "fifty-two"
+    version = "1.0.0"
+    title = "52: the playing-card field of battle"
+    options_model = FiftyTwoOptions
+    state_model = FiftyTwoState
+    stats_model = FiftyTwoStats
+    commands = COMMANDS
+    events = EVENTS
+    seed_sealed = True
+
+    def decide_own(self, state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[Event]:
+        return decide.decide_own(state, command, ctx)
+
+    def evolve_own(self, state: FiftyTwoState, event: Event) -> FiftyTwoState:
+        return evolve_own(state, event)
+
+    def follow_up(
+        self, state: FiftyTwoState, command: Command, events: list[Event], ctx: DecideContext
+    ) -> list[Event]:
+        return decide.follow_up(state, command, events, ctx)
+
+    def pools(self, stats: BaseModel) -> dict[str, Pool]:
+        assert isinstance(stats, FiftyTwoStats)
+        return {"hp": Pool(current=stats.hp, max=stats.hp)}
+
+    def round(self, state: FiftyTwoState) -> int:
+        return state.round
+
+    def phase_label(self, state: FiftyTwoState) -> str:
+        names = state.table.combatants
+        match state.phase:
+            case "surprise" if state.surprise_left:
+                return f"surprise round: {names[state.surprise_left[0]].name}"
+            case "columns":
+                return f"the {state.chooser} choose the columns"
+            case "deal":
+                return "the GM deals"
+            case "surprise-cards":
+                return "surprise moves on the field"
+            case "running" if state.turn is not None:
+                return f"round {state.round}: {names[state.turn.combatant_id].name}"
+            case "running":
+                return f"round {state.round}"
+        return state.phase
+
+    def acting(self, state: FiftyTwoState) -> list[str]:
+        if state.phase == "running" and state.turn is not None:
+            return [state.turn.combatant_id]
+        if state.phase == "surprise" and state.surprise_left:
+            return [state.surprise_left[0]]
+        if state.phase == "surprise-cards":
+            return list(state.surprise_left)
+        return []
+
+    def legal_actions(self, state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
+        return views.legal_actions(state, viewer)
+
+    def redact_event(
+        self, envelope: Envelope, viewer: Actor | None, state: FiftyTwoState
+    ) -> dict[str, Any] | None:
+        return views.redact(envelope, viewer, state)
+
+    def redact_state(self, state: FiftyTwoState, viewer: Actor | None) -> dict[str, Any]:
+        return views.redacted_state(state, viewer)
+
+    def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
+        return narrate_with(views.NARRATION, kind, data, names)
+
+
+RULESET = FiftyTwo()

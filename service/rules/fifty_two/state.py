@@ -1,0 +1,211 @@
+"""fifty-two state: stat blocks (the seed's Addendum), options, the initiative chart, the
+field of battle, turns, hits against armor and spells being cast."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from service.domain import dice
+from service.domain.options import EncounterOptions
+from service.domain.ruleset import EncounterState
+from service.rules.fifty_two.layout import Battlefield
+
+ALLIES = "allies"
+DamageType = Literal["slashing", "piercing", "crushing"]
+ArmorType = Literal[
+    "none",
+    "cloth",
+    "padded",
+    "soft-leather",
+    "hard-leather",
+    "bone",
+    "chain",
+    "banded",
+    "ring",
+    "half-plate",
+    "full-plate",
+]
+Size = Literal["small", "medium", "large"]
+Phase = Literal["setup", "surprise", "columns", "deal", "surprise-cards", "running", "ended"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _dice_text(text: str) -> str:
+    dice.parse(text)  # a DiceError is a ValueError: the stat block is refused
+    return text
+
+
+class Weapon(Frozen):
+    name: str = Field(default="weapon", min_length=1, max_length=60)
+    damage_type: DamageType = "slashing"
+    enchantment: int = Field(default=0, ge=0, le=10)
+    uses: Literal["str", "dex"] = Field(
+        default="str", description="fifty-two §5.1: the bonus the weapon is wielded with."
+    )
+
+
+class Spell(Frozen):
+    name: str = Field(min_length=1, max_length=60)
+    rounds: int = Field(default=1, ge=1, le=20, description="Rounds of casting (§5.2).")
+    instantaneous: bool = False
+    damage: str | None = Field(default=None, max_length=50)
+    reflex_dc: int | None = Field(
+        default=None, ge=1, le=100, description="A Reflex save against it halves the damage (§8)."
+    )
+
+    @field_validator("damage")
+    @classmethod
+    def _valid_damage(cls, value: str | None) -> str | None:
+        return None if value is None else _dice_text(value)
+
+
+class FiftyTwoStats(Frozen):
+    """A combatant as the seed's Addendum lists one (fifty-two Addendum, §2, §5.1, §5.3)."""
+
+    hp: int = Field(default=1, ge=1, le=100_000)
+    dex_mod: int = Field(default=0, ge=-10, le=30)
+    str_mod: int = Field(default=0, ge=-10, le=30)
+    dex: int | None = Field(default=None, ge=1, le=60, description="DEX score (§2.1 #6).")
+    int_score: int = Field(default=10, ge=1, le=60, description="INT score (§2.1 #7).")
+    str_score: int | None = Field(default=None, ge=1, le=60, description="STR score (§2.1 #8).")
+    initiative_modifier: int = Field(default=0, ge=-30, le=30)
+    initiative_circumstantial: int = Field(default=0, ge=-30, le=30)
+    magical_attack: int = Field(default=0, ge=-10, le=20)
+    classed: bool = Field(default=True, description="False for Enemies without class levels.")
+    class_ability_bonus: int | None = Field(
+        default=None, ge=-10, le=30, description="§5.1: a class's own bonus instead of DEX/STR."
+    )
+    cr: int | None = Field(default=None, ge=0, le=100, description="§5.1: unclassed Enemies.")
+    attack_bonus: int = Field(default=0, ge=0, le=60, description="Character level or HD.")
+    class_bonus: int = Field(default=0, ge=-10, le=30)
+    circumstantial: int = Field(default=0, ge=-30, le=30)
+    magic_defense: int = Field(default=0, ge=0, le=20)
+    armor: ArmorType = "none"
+    armor_enchantment: int = Field(default=0, ge=0, le=10)
+    shield: int | None = Field(default=None, ge=0, le=10)
+    shield_enchantment: int = Field(default=0, ge=0, le=10)
+    vulnerable_to: DamageType | Literal["all"] | None = Field(
+        default=None, description="Overrides the §5.3 table, as the Addendum's (V ...) does."
+    )
+    weapon: Weapon = Field(default_factory=Weapon)
+    normal_damage: str = Field(default="1", max_length=50)
+    critical_damage: str = Field(default="2", max_length=50)
+    size: Size = "medium"
+    speed: int = Field(default=30, ge=0, le=500)
+    reflex_save: int = Field(default=0, ge=-10, le=40)
+    surprise: bool = Field(default=False, description="Has a surprise attack (§1).")
+    spells: tuple[Spell, ...] = Field(default=(), max_length=40)
+
+    @field_validator("normal_damage", "critical_damage")
+    @classmethod
+    def _valid_damage(cls, value: str) -> str:
+        return _dice_text(value)
+
+    @property
+    def dex_score(self) -> int:
+        return self.dex if self.dex is not None else 10 + 2 * self.dex_mod
+
+    @property
+    def str_value(self) -> int:
+        return self.str_score if self.str_score is not None else 10 + 2 * self.str_mod
+
+    def spell(self, name: str) -> Spell | None:
+        return next((s for s in self.spells if s.name == name), None)
+
+
+class FiftyTwoOptions(EncounterOptions):
+    initiative_die: str = Field(
+        default="1d20", max_length=50, description="§2: the die of the initiative roll."
+    )
+    depth: Literal[4, 5] = Field(default=5, description="Variations: 4 slows the pace.")
+    add_row_in_round: Literal[2, 3] | None = Field(
+        default=None,
+        description="Variations (hybrid): with depth 4, a card on each column in round 2 or 3.",
+    )
+    armor_hits: Literal["reset", "carry"] = Field(
+        default="reset",
+        description=(
+            "§5.3.3: when hits reach the rating, reset: the count starts again from zero (the "
+            "seed's Evans: every second critical at rating 5); carry: the rating is subtracted "
+            "and the excess counts towards the next."
+        ),
+    )
+    decision_seconds: float | None = Field(
+        default=20.0, gt=0, le=3600, description="§4.5: seconds per decision; none for no clock."
+    )
+
+    @field_validator("initiative_die")
+    @classmethod
+    def _a_dice_expression(cls, expression: str) -> str:
+        return _dice_text(expression)
+
+
+class Rank(Frozen):
+    """One combatant's initiative: the roll and its total, then its place on the chart."""
+
+    die_roll: int
+    total: int
+    roll_off: tuple[int, ...] = ()
+
+
+class Turn(Frozen):
+    """The combatant acting now: action points left, opportunities created and not yet
+    executed, and what may be done once a turn."""
+
+    combatant_id: str
+    points: int
+    bonus: int
+    normal: int = 0
+    critical: int = 0
+    moved: bool = False
+    free_step: bool = True
+    acted: bool = False
+    foe: str = ALLIES
+    placed: dict[int, int] = Field(default_factory=dict)
+
+
+class Casting(Frozen):
+    """A spell under way (§5.2): rounds cast so far, whether suspended, its target."""
+
+    spell: str
+    target: str | None = None
+    rounds_done: int = 0
+    suspended: bool = False
+    cast_in_round: int = 0
+    complete: bool = False
+
+
+class FiftyTwoState(EncounterState):
+    options: FiftyTwoOptions
+    phase: Phase = "setup"
+    round: int = 0
+    ranks: dict[str, Rank] = Field(default_factory=dict)
+    chart: tuple[tuple[str, int], ...] = Field(
+        default=(), description="The initiative chart, fastest first: (combatant, number)."
+    )
+    resequenced: bool = False
+    surprise_left: tuple[str, ...] = Field(
+        default=(), description="Round 0 (§1) and §4.3-§4.4: who still has a surprise move."
+    )
+    columns: int = 0
+    chooser: str | None = Field(default=None, description="§4.1: the side choosing columns.")
+    field: Battlefield | None = None
+    surprise_columns: tuple[int, ...] = ()
+    acted: tuple[str, ...] = Field(default=(), description="Who has acted or held this round.")
+    turn: Turn | None = None
+    hits: dict[str, int] = Field(
+        default_factory=dict, description="§5.3.3: successful attacks counted against armor."
+    )
+    last_attacker: dict[str, str] = Field(default_factory=dict)
+    castings: dict[str, Casting] = Field(default_factory=dict)
+    debts: dict[str, int] = Field(
+        default_factory=dict, description="§8: action points owed to reflex saves."
+    )
+    engaged: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="Opponents within each combatant's attack range."
+    )
