@@ -7,7 +7,7 @@ from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
-from service.rules.fifty_two import armor, card_actions, layout
+from service.rules.fifty_two import armor, card_actions, layout, spells
 from service.rules.fifty_two.cards import Card
 from service.rules.fifty_two.events import (
     AttackExecuted,
@@ -75,6 +75,7 @@ def remove_card(state: FiftyTwoState, cid: str, card: Card, ctx: DecideContext) 
     return [
         CardsRemoved(
             combatant_id=cid,
+            abandoned=spells.abandoned_by_removal(state, cid),
             how=how,
             card=card,
             cards=outcome.cards,

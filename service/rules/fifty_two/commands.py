@@ -153,6 +153,35 @@ class Step(Command):
     enters_range_of: list[Id] = Field(default_factory=list, max_length=50)
 
 
+class Cast(Command):
+    """fifty-two §5.2: cast one round of a spell (1 AP); the same spell again in a later
+    round continues it."""
+
+    type: Literal["cast"] = "cast"
+    combatant_id: Id
+    spell: str = Field(min_length=1, max_length=60)
+    target: Id | None = None
+
+
+class SuspendSpell(Command):
+    """fifty-two §5.2: 1 AP to leave a spell begun in an earlier round incomplete, so that
+    removing cards does not abandon it."""
+
+    type: Literal["suspend-spell"] = "suspend-spell"
+    combatant_id: Id
+
+
+class ReflexSave(Command):
+    """fifty-two §8: the target of a spell that allows a Reflex save decides before it takes
+    effect: attempt it or not, and with cover `cover_feet` away (5 or less: a step; further:
+    a dive that leaves the defender prone)."""
+
+    type: Literal["reflex-save"] = "reflex-save"
+    combatant_id: Id
+    attempt: bool = True
+    cover_feet: int | None = Field(default=None, ge=0, le=200)
+
+
 class SetRange(Command):
     """fifty-two §5.1: the opponents within the combatant's attack range, whose magic
     defense bonuses reduce its combat bonus. Bookkeeping, not an action: no cost."""
@@ -184,6 +213,9 @@ FiftyTwoCommand = (
     | OtherAction
     | Move
     | Step
+    | Cast
+    | SuspendSpell
+    | ReflexSave
     | SetRange
     | EndTurn
 )

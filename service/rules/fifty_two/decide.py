@@ -8,10 +8,11 @@ from service.domain.common import CombatantAdded, EncounterStarted
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
-from service.rules.fifty_two import actions, opening, turns
+from service.rules.fifty_two import actions, opening, spells, turns
 from service.rules.fifty_two.commands import (
     AddCards,
     AddSurpriseCard,
+    Cast,
     ChooseColumns,
     ChooseFoe,
     Deal,
@@ -22,11 +23,13 @@ from service.rules.fifty_two.commands import (
     OtherAction,
     PassSurprise,
     RaiseInitiative,
+    ReflexSave,
     RemoveCard,
     RemovePair,
     SetRange,
     Step,
     SurpriseAttack,
+    SuspendSpell,
     TakeCard,
 )
 from service.rules.fifty_two.evolve import evolve
@@ -42,6 +45,8 @@ TURN_ACTIONS = (
     OtherAction,
     Move,
     Step,
+    Cast,
+    SuspendSpell,
 )
 
 
@@ -71,7 +76,14 @@ def _next_step(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
             return opening.column_choice(state)
         case "surprise-cards" if not state.surprise_left:
             return opening.surprise_cards_done()
+        case "running" if state.pending_spell is not None:
+            return []
         case "running":
+            turn = state.turn
+            if turn is not None and not turn.acted:
+                casting = state.castings.get(turn.combatant_id)
+                if casting is not None and casting.complete:
+                    return spells.due(state, turn.combatant_id, ctx)
             return turns.next_turn(state, ctx)
     return []
 
@@ -85,8 +97,22 @@ def decide_own(state: FiftyTwoState, command: Command, ctx: DecideContext) -> li
         raise RuleViolation(
             "encounter/not-started", "the fight has not started: add combatants, then start it"
         )
+    pending = state.pending_spell
+    if pending is not None and not isinstance(command, ReflexSave):
+        target = state.table.combatants[pending.target].name
+        raise RuleViolation(
+            "spell/awaiting-save",
+            f"{pending.spell} waits for {target} to decide on a Reflex save (reflex-save)",
+            rule=spells.REFLEX,
+        )
     run = Run(state, ctx)
     match command:
+        case ReflexSave():
+            run.emit(
+                spells.reflex_save(
+                    state, command.combatant_id, command.attempt, command.cover_feet, ctx
+                )
+            )
         case ChooseColumns():
             run.emit(opening.choose_columns(state, command.modifier, ctx))
         case Deal():
@@ -139,6 +165,10 @@ def action(state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[E
                 command.enters_range_of,
                 ctx,
             )
+        case Cast():
+            return spells.cast(state, command.combatant_id, command.spell, command.target, ctx)
+        case SuspendSpell():
+            return spells.suspend(state, command.combatant_id, ctx)
         case RaiseInitiative():
             return turns.raise_initiative(state, command.combatant_id, ctx)
         case OtherAction():

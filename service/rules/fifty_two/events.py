@@ -251,6 +251,57 @@ class OpportunityAttacked(Event):
     damage: int = 0
 
 
+class SpellCast(Event):
+    """One round of casting (§5.2). `complete` when the spell's rounds are done."""
+
+    type: Literal["spell-cast"] = "spell-cast"
+    combatant_id: str
+    spell: str
+    target: str | None = None
+    round_cast: int
+    rounds_done: int
+    rounds: int
+    complete: bool = False
+    cost: int = 1
+    abandoned: str | None = None
+
+
+class SpellSuspended(Event):
+    type: Literal["spell-suspended"] = "spell-suspended"
+    combatant_id: str
+    spell: str
+    cost: int = 1
+
+
+class SpellPending(Event):
+    """fifty-two §8: the spell waits for its target's Reflex save decision."""
+
+    type: Literal["spell-pending"] = "spell-pending"
+    combatant_id: str
+    spell: str
+    target: str
+    dc: int
+    dive_limit: int
+
+
+class SpellTookEffect(Event):
+    """fifty-two §5.2, §5.3.3, §8: a spell lands; it bypasses the armor rating and counts
+    as one successful attack."""
+
+    type: Literal["spell-took-effect"] = "spell-took-effect"
+    combatant_id: str
+    spell: str
+    target: str | None = None
+    damage: int = 0
+    save: Literal["none", "failed", "succeeded", "declined"] = "none"
+    save_roll: int | None = None
+    save_cost: int = 0
+    charged_to: Literal["this-round", "next-round"] | None = None
+    prone: bool = False
+    hits_before: int = 0
+    hits_after: int = 0
+
+
 class RangeSet(Event):
     type: Literal["range-set"] = "range-set"
     combatant_id: str
@@ -291,6 +342,10 @@ FiftyTwoEvent = (
     | ActionHeld
     | OtherActionTaken
     | Moved
+    | SpellCast
+    | SpellSuspended
+    | SpellPending
+    | SpellTookEffect
     | OpportunityAttacked
     | RangeSet
     | TurnEnded

@@ -32,6 +32,10 @@ from service.rules.fifty_two.events import (
     RolledOff,
     RoundStarted,
     RowAdded,
+    SpellCast,
+    SpellPending,
+    SpellSuspended,
+    SpellTookEffect,
     SurpriseAttacked,
     SurpriseCardAdded,
     SurpriseCardsBegan,
@@ -42,7 +46,7 @@ from service.rules.fifty_two.events import (
     TurnStarted,
 )
 from service.rules.fifty_two.layout import Battlefield
-from service.rules.fifty_two.state import FiftyTwoState, Rank, Turn
+from service.rules.fifty_two.state import Casting, FiftyTwoState, PendingSpell, Rank, Turn
 
 
 def evolve(state: FiftyTwoState, event: Event) -> FiftyTwoState:
@@ -114,6 +118,8 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
             return _turn(state, foe=event.foe)
         case CardsRemoved():
             state = _discard(state, event.cards)
+            if event.abandoned is not None:
+                state = _uncast(state, event.combatant_id)
             return _spend(state, event.cost, event.normal, event.critical)
         case CardsAdded():
             state = _place(state, event.column - 1, event.cards)
@@ -158,6 +164,38 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
                     "last_attacker": {**state.last_attacker, event.target: event.combatant_id},
                 },
             )
+        case SpellCast():
+            casting = Casting(
+                spell=event.spell,
+                target=event.target,
+                rounds_done=event.rounds_done,
+                cast_in_round=event.round_cast,
+                complete=event.complete,
+            )
+            state = replace(state, {"castings": {**state.castings, event.combatant_id: casting}})
+            return _spend(state, event.cost, 0, 0)
+        case SpellSuspended():
+            casting = replace(state.castings[event.combatant_id], {"suspended": True})
+            state = replace(state, {"castings": {**state.castings, event.combatant_id: casting}})
+            return _spend(state, event.cost, 0, 0)
+        case SpellPending():
+            pending = PendingSpell(
+                caster=event.combatant_id, spell=event.spell, target=event.target
+            )
+            return replace(state, {"pending_spell": pending})
+        case SpellTookEffect():
+            state = replace(_uncast(state, event.combatant_id), {"pending_spell": None})
+            if event.target is None:
+                return state
+            target = event.target
+            return replace(
+                state,
+                {
+                    "hits": {**state.hits, target: event.hits_after},
+                    "last_attacker": {**state.last_attacker, target: event.combatant_id},
+                    "debts": {**state.debts, target: state.debts.get(target, 0) + event.save_cost},
+                },
+            )
         case RangeSet():
             return replace(
                 state, {"engaged": {**state.engaged, event.combatant_id: event.opponents}}
@@ -168,6 +206,11 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
                 acted = (*acted, event.combatant_id)
             return replace(state, {"turn": None, "acted": acted})
     return state
+
+
+def _uncast(state: FiftyTwoState, caster: str) -> FiftyTwoState:
+    castings = {k: v for k, v in state.castings.items() if k != caster}
+    return replace(state, {"castings": castings})
 
 
 def _field(state: FiftyTwoState) -> Battlefield:

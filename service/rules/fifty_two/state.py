@@ -180,6 +180,14 @@ class Casting(Frozen):
     complete: bool = False
 
 
+class PendingSpell(Frozen):
+    """A spell waiting for its target's Reflex save decision (§8)."""
+
+    caster: str
+    spell: str
+    target: str
+
+
 class FiftyTwoState(EncounterState):
     options: FiftyTwoOptions
     phase: Phase = "setup"
@@ -203,6 +211,7 @@ class FiftyTwoState(EncounterState):
     )
     last_attacker: dict[str, str] = Field(default_factory=dict)
     castings: dict[str, Casting] = Field(default_factory=dict)
+    pending_spell: PendingSpell | None = None
     debts: dict[str, int] = Field(
         default_factory=dict, description="§8: action points owed to reflex saves."
     )

@@ -70,6 +70,18 @@ def legal_actions(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
     if viewer.role in ("observer", "auditor"):
         return actions
     table = state.table
+    pending = state.pending_spell
+    if pending is not None:
+        if viewer.controls(pending.target):
+            actions.append(
+                ActionOption(
+                    type="reflex-save",
+                    label=f"Reflex save against {pending.spell}",
+                    actor=pending.target,
+                    params={"attempt": [True, False], "cover_feet": "optional"},
+                )
+            )
+        return actions
     match state.phase:
         case "surprise" if state.surprise_left:
             cid = state.surprise_left[0]
@@ -204,6 +216,21 @@ def turn_actions(state: FiftyTwoState, turn: Turn) -> list[ActionOption]:
     if not turn.moved:
         offer("move", "Move (once a turn)", 1)
     offer("step", "5-foot step", 0 if turn.free_step else 1)
+    stats = stats_of(me)
+    casting = state.castings.get(cid)
+    for spell in stats.spells:
+        continuing = casting is not None and casting.spell == spell.name
+        if continuing and casting is not None and casting.cast_in_round == state.round:
+            continue
+        label = f"{'Continue' if continuing else 'Cast'} {spell.name}"
+        offer("cast", label, 1, spell=spell.name, rounds=spell.rounds)
+    if (
+        casting is not None
+        and not casting.complete
+        and not casting.suspended
+        and casting.cast_in_round != state.round
+    ):
+        offer("suspend-spell", f"Suspend {casting.spell}", 1)
     offer("raise-initiative", "+1 initiative", 1)
     offer("other-action", "Another action (item, ability, anything the GM allows)", 1)
     if not turn.acted and state.chart and state.chart[-1][0] != cid:
@@ -315,6 +342,24 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "opportunity-attacked": lambda d, n: (
         f"{n(d['combatant_id'])} takes an attack of opportunity on {n(d['target'])}"
         + (f": {d['damage']} damage." if d["registered"] else ", held by the armor.")
+    ),
+    "spell-cast": lambda d, n: (
+        f"{n(d['combatant_id'])} casts {d['spell']}"
+        + (" (complete)" if d["complete"] else f" ({d['rounds_done']} of {d['rounds']} rounds)")
+        + (f", abandoning {d['abandoned']}" if d.get("abandoned") else "")
+        + "."
+    ),
+    "spell-suspended": lambda d, n: f"{n(d['combatant_id'])} suspends {d['spell']}.",
+    "spell-pending": lambda d, n: (
+        f"{d['spell']} is about to strike {n(d['target'])}: a Reflex save (DC {d['dc']}) "
+        "may be attempted."
+    ),
+    "spell-took-effect": lambda d, n: (
+        f"{n(d['combatant_id'])}'s {d['spell']} takes effect"
+        + (f" on {n(d['target'])}" if d.get("target") else "")
+        + (f" for {d['damage']} damage" if d.get("damage") else "")
+        + (f" (Reflex save {d['save']})" if d.get("save") not in (None, "none") else "")
+        + "."
     ),
     "range-set": lambda d, n: (
         f"{n(d['combatant_id'])} is within attack range of "

@@ -1,0 +1,246 @@
+"""fifty-two §5.2 moves, steps and attacks of opportunity; spells cast over rounds,
+suspended or abandoned; §8 Reflex saves before a spell lands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.domain.context import GM, Actor
+from service.domain.errors import RuleViolation
+from service.rules.fifty_two import RULESET
+from service.rules.fifty_two.cards import full_deck
+from service.rules.fifty_two.state import FiftyTwoState
+from tests.rules.harness import Table, refused
+
+MAGE = Actor("p-mage", "player", frozenset({"mage"}))
+FIREBALL = {"name": "fireball", "rounds": 2, "damage": "6d6", "reflex_dc": 15}
+BOLT = {"name": "bolt", "rounds": 1, "instantaneous": True, "damage": "2d6"}
+
+
+def fight(mage: dict[str, Any] | None = None, orc: dict[str, Any] | None = None) -> Table:
+    """A mage (the Allies, first in the order) against an orc, dealt from a fresh deck."""
+    table = Table(RULESET, {"dice": "mixed", "decision_seconds": None})
+    mage_stats = {"hp": 30, "attack_bonus": 2, "spells": [FIREBALL, BOLT], **(mage or {})}
+    orc_stats = {"hp": 40, "attack_bonus": 1, "reflex_save": 2, "normal_damage": "1d6",
+                 "str_mod": 2, **(orc or {})}  # fmt: skip
+    table.send({"type": "add-combatant", "combatant_id": "mage", "name": "Mage",
+                "side": "allies", "stats": mage_stats})  # fmt: skip
+    table.send({"type": "add-combatant", "combatant_id": "orc", "name": "Orc",
+                "side": "orcs", "stats": orc_stats})  # fmt: skip
+    table.send({"type": "start-encounter"}, dice=[20, 1])
+    table.send({"type": "choose-columns", "modifier": 0})
+    table.send({"type": "deal", "deck": [c.text for c in full_deck()]})
+    assert state(table).turn is not None and state(table).turn.combatant_id == "mage"
+    return table
+
+
+def state(table: Table) -> FiftyTwoState:
+    assert isinstance(table.state, FiftyTwoState)
+    return table.state
+
+
+def points(table: Table) -> int:
+    turn = state(table).turn
+    assert turn is not None
+    return turn.points
+
+
+def end_turns_until(table: Table, who: str) -> None:
+    for _ in range(4):
+        turn = state(table).turn
+        assert turn is not None
+        if turn.combatant_id == who:
+            return
+        table.send({"type": "end-turn"})
+    raise AssertionError(f"{who}'s turn never came")
+
+
+def test_the_first_five_foot_step_is_free_and_the_next_costs_one_point():
+    table = fight()
+    before = points(table)
+    table.send({"type": "step", "combatant_id": "mage"}, actor=MAGE)
+    assert points(table) == before
+    table.send({"type": "step", "combatant_id": "mage"}, actor=MAGE)
+    assert points(table) == before - 1
+
+
+def test_a_move_costs_one_point_and_is_allowed_once_a_turn():
+    table = fight()
+    before = points(table)
+    table.send({"type": "move", "combatant_id": "mage", "enters_range_of": ["orc"]}, actor=MAGE)
+    assert points(table) == before - 1
+    assert state(table).engaged == {"mage": ("orc",), "orc": ("mage",)}
+    error = refused(table, {"type": "move", "combatant_id": "mage"}, actor=MAGE)
+    assert error.code == "move/once-a-turn"
+
+
+def test_leaving_melee_range_by_moving_draws_an_attack_of_opportunity():
+    table = fight()
+    table.send({"type": "set-range", "combatant_id": "mage", "opponents": ["orc"]}, actor=MAGE)
+    envelopes = table.send(
+        {"type": "move", "combatant_id": "mage", "leaves_range_of": ["orc"]}, actor=MAGE, dice=[4]
+    )
+    attack = next(e for e in envelopes if e.type == "opportunity-attacked")
+    # An unarmored mage has a rating of 0: every hit registers (§5.3.3).
+    assert attack.data["registered"] is True and attack.data["damage"] == 4
+    assert state(table).table.combatants["mage"].pools["hp"].current == 26
+    assert state(table).hits["mage"] == 0
+
+
+def test_leaving_melee_range_by_a_five_foot_step_draws_no_attack():
+    table = fight()
+    envelopes = table.send(
+        {"type": "step", "combatant_id": "mage", "leaves_range_of": ["orc"]}, actor=MAGE
+    )
+    assert "opportunity-attacked" not in table.types(envelopes)
+
+
+def test_an_instantaneous_spell_of_one_round_lands_at_once_and_counts_one_hit():
+    table = fight(orc={"armor": "full-plate"})
+    envelopes = table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "bolt", "target": "orc"},
+        actor=MAGE,
+        dice=[3, 4],
+    )
+    effect = next(e for e in envelopes if e.type == "spell-took-effect")
+    # fifty-two §5.3.3: spells bypass the rating (full plate: 3) and count one attack.
+    assert effect.data["damage"] == 7 and effect.data["hits_after"] == 1
+    assert state(table).table.combatants["orc"].pools["hp"].current == 33
+    assert "mage" not in state(table).castings
+
+
+def test_a_two_round_spell_lands_before_the_casters_next_action():
+    table = fight()
+    table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
+    )
+    error = refused(table, {"type": "cast", "combatant_id": "mage", "spell": "fireball"}, MAGE)
+    assert error.code == "spell/one-round-a-round"
+    table.send({"type": "end-turn"})
+    end_turns_until(table, "mage")  # round 2
+    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
+    assert state(table).castings["mage"].complete
+    table.send({"type": "end-turn"})
+    envelopes: list[Any] = []
+    for _ in range(3):
+        envelopes = table.send({"type": "end-turn"})
+        if "spell-pending" in table.types(envelopes):
+            break
+    # Round 3: the spell waits for the orc's Reflex save before the mage acts (§8).
+    assert "spell-pending" in table.types(envelopes)
+    error = refused(table, {"type": "end-turn"})
+    assert error.code == "spell/awaiting-save"
+
+
+def test_a_successful_reflex_save_halves_the_damage_and_costs_two_points_this_round():
+    table = fight()
+    table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
+    )
+    table.send({"type": "end-turn"})
+    end_turns_until(table, "mage")
+    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
+    table.send({"type": "end-turn"})
+    while state(table).pending_spell is None:
+        table.send({"type": "end-turn"})
+    orc_turns_before = state(table).round
+    envelopes = table.send(
+        {"type": "reflex-save", "combatant_id": "orc", "attempt": True},
+        dice=[14, 6, 6, 6, 6, 6, 6],
+    )
+    effect = next(e for e in envelopes if e.type == "spell-took-effect")
+    # d20 14 + 2 = 16 meets DC 15: half of 36.
+    assert effect.data["save"] == "succeeded" and effect.data["damage"] == 18
+    # The spell lands at the start of round 3, before the orc has acted: §8.2, this round.
+    assert effect.data["save_cost"] == 2 and effect.data["charged_to"] == "this-round"
+    assert state(table).debts["orc"] == 2
+    end_turns_until(table, "orc")
+    started = [e for e in table.envelopes if e.type == "turn-started"][-1]
+    assert started.data["owed"] == 2 and state(table).round == orc_turns_before
+    assert table.replayed() == table.state
+
+
+def test_a_dive_to_cover_leaves_the_defender_prone_and_takes_a_point_off():
+    table = fight()
+    table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
+    )
+    table.send({"type": "end-turn"})
+    end_turns_until(table, "mage")
+    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
+    table.send({"type": "end-turn"})
+    while state(table).pending_spell is None:
+        table.send({"type": "end-turn"})
+    with pytest.raises(RuleViolation) as caught:
+        # STR +2: 5 + 2 = 7, at least 10 feet (§8.3).
+        table.send({"type": "reflex-save", "combatant_id": "orc", "cover_feet": 15}, dice=[2])
+    assert caught.value.code == "reflex/cover-out-of-reach"
+    envelopes = table.send(
+        {"type": "reflex-save", "combatant_id": "orc", "cover_feet": 10},
+        dice=[2, 1, 1, 1, 1, 1, 1],
+    )
+    effect = next(e for e in envelopes if e.type == "spell-took-effect")
+    assert effect.data["save"] == "failed" and effect.data["prone"] is True
+    assert effect.data["save_cost"] == 0  # 1 for the attempt, 1 off for the cover
+    assert state(table).table.combatants["orc"].has_condition("prone")
+
+
+def test_removing_a_card_abandons_a_spell_that_is_not_suspended():
+    table = fight()
+    table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
+    )
+    bottom = state(table).field
+    assert bottom is not None
+    card = bottom.columns[0][0].text
+    envelopes = table.send(
+        {"type": "remove-card", "combatant_id": "mage", "card": card}, actor=MAGE
+    )
+    assert envelopes[0].data["abandoned"] == "fireball"
+    assert "mage" not in state(table).castings
+
+
+def test_a_suspended_spell_survives_card_removals():
+    table = fight()
+    table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
+    )
+    error = refused(table, {"type": "suspend-spell", "combatant_id": "mage"}, MAGE)
+    assert error.code == "spell/nothing-to-suspend"  # begun this round
+    table.send({"type": "end-turn"})
+    end_turns_until(table, "mage")
+    table.send({"type": "suspend-spell", "combatant_id": "mage"}, actor=MAGE)
+    field = state(table).field
+    assert field is not None
+    envelopes = table.send(
+        {"type": "remove-card", "combatant_id": "mage", "card": field.columns[0][0].text},
+        actor=MAGE,
+    )
+    assert envelopes[0].data["abandoned"] is None
+    assert state(table).castings["mage"].suspended
+
+
+def test_an_unknown_spell_is_refused_naming_the_known_ones():
+    table = fight()
+    error = refused(table, {"type": "cast", "combatant_id": "mage", "spell": "wish"}, MAGE)
+    assert error.code == "spell/unknown" and "fireball, bolt" in error.message
+
+
+def test_the_gm_may_answer_a_reflex_save_for_a_creature():
+    table = fight()
+    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"},
+               actor=MAGE)  # fmt: skip
+    table.send({"type": "end-turn"})
+    end_turns_until(table, "mage")
+    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
+    table.send({"type": "end-turn"})
+    while state(table).pending_spell is None:
+        table.send({"type": "end-turn"})
+    error = refused(table, {"type": "reflex-save", "combatant_id": "orc"}, MAGE)
+    assert error.code == "auth/not-your-combatant"
+    table.send({"type": "reflex-save", "combatant_id": "orc", "attempt": False}, actor=GM,
+               dice=[1, 1, 1, 1, 1, 1])  # fmt: skip
+    assert state(table).pending_spell is None
+    assert state(table).table.combatants["orc"].pools["hp"].current == 34
