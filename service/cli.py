@@ -64,7 +64,10 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         default="freeform",
         choices=sorted(DEMOS),
-        help="freeform (default): a goblin skirmish; delvers-deep: examples/delvers-deep/",
+        help=(
+            "freeform (default): a goblin skirmish; delvers-deep: examples/delvers-deep/; "
+            "fifty-two: the seed's opening with examples/fifty-two/"
+        ),
     )
     export = sub.add_parser("export", help="write an encounter's events as JSONL")
     export.add_argument("encounter_id")
@@ -197,9 +200,16 @@ async def _delvers_demo(engine: Engine) -> tuple[str, list[str]]:
     return await run_delvers_demo(engine)
 
 
+async def _fifty_two_demo(engine: Engine) -> tuple[str, list[str]]:
+    from service.demo_fifty_two import run_fifty_two_demo
+
+    return await run_fifty_two_demo(engine)
+
+
 DEMOS: dict[str, Callable[[Engine], Awaitable[tuple[str, list[str]]]]] = {
     "freeform": _freeform_demo,
     "delvers-deep": _delvers_demo,
+    "fifty-two": _fifty_two_demo,
 }
 
 

@@ -119,17 +119,20 @@ def test_a_worker_killed_mid_job_leaves_the_deadline_to_the_next(
     redis_url: str, queue_url: str, encounter_id: str, redis_server: RedisServer
 ) -> None:
     store = redis.Redis.from_url(redis_url)
-    due = start_fight(redis_url, encounter_id, queue_url, ONE_SECOND_TURNS)
     queue = redis.Redis.from_url(queue_url)
-    # Writes to the event store hang while paused: the job reads the outbox, then blocks
-    # on its append, and the worker is killed there.
-    store.execute_command("CLIENT", "PAUSE", 20_000, "WRITE")
-    try:
-        with fray_worker(redis_url, queue_url) as worker:
+    with fray_worker(redis_url, queue_url) as worker:
+        # The worker is up before writes pause, so that only the job meets the pause (a
+        # worker started into it, on a loaded machine, could outwait it).
+        wait_until(lambda: "Listening on" in worker.log())
+        due = start_fight(redis_url, encounter_id, queue_url, ONE_SECOND_TURNS)
+        # Writes to the event store hang while paused: the job reads the outbox, then
+        # blocks on its append, and the worker is killed there.
+        store.execute_command("CLIENT", "PAUSE", 20_000, "WRITE")
+        try:
             wait_until(lambda: queue.zcard("rq:wip:fray-deadlines") > 0)
             stop(worker.process, signal.SIGKILL)
-    finally:
-        store.execute_command("CLIENT", "UNPAUSE")
+        finally:
+            store.execute_command("CLIENT", "UNPAUSE")
     assert expired(redis_url, encounter_id) == []
     with fray_worker(redis_url, queue_url):
         wait_until(lambda: expired(redis_url, encounter_id))

@@ -3,7 +3,7 @@ execute, the rating that hits must reach before one registers, natural armor, an
 count of hits worn into a defender's armor.
 
 Pure arithmetic on a defender's `FiftyTwoStats` and the attacker's weapon. Readings of the
-seed where it is vague or contradicts itself are on docs/rules/fifty-two-armor-draft.md:
+seed where it is vague or contradicts itself are on docs/rules/fifty-two.md:
 
 * The Addendum's "(V ...)" per combatant (`stats.vulnerable_to`) wins over the §5.3 table;
   without one, the table's shield line applies to the armors listed above it.

@@ -119,7 +119,7 @@ def add_cards(
             if room <= 0
             else f"column {column + 1} has room for {room} more cards, not {count}",
             rule=ACTIONS,
-            details={"column": column, "room": max(room, 0)},
+            details={"column": column + 1, "room": max(room, 0)},
         )
     drawn, field = draw(field, count, reshuffled, ACTIONS)
     after = place(field, column, drawn)

@@ -32,6 +32,7 @@ from service.rules.fifty_two.commands import (
     SuspendSpell,
     TakeCard,
 )
+from service.rules.fifty_two.events import SurprisePassed
 from service.rules.fifty_two.evolve import evolve
 from service.rules.fifty_two.state import FiftyTwoState
 
@@ -74,6 +75,9 @@ def _next_step(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     match state.phase:
         case "surprise" if not state.surprise_left:
             return opening.column_choice(state)
+        case "surprise" | "surprise-cards" if _first_down(state):
+            # A combatant downed in the surprise round makes no surprise move.
+            return [SurprisePassed(combatant_id=state.surprise_left[0])]
         case "surprise-cards" if not state.surprise_left:
             return opening.surprise_cards_done()
         case "running" if state.pending_spell is not None:
@@ -86,6 +90,11 @@ def _next_step(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
                     return spells.due(state, turn.combatant_id, ctx)
             return turns.next_turn(state, ctx)
     return []
+
+
+def _first_down(state: FiftyTwoState) -> bool:
+    left = state.surprise_left
+    return bool(left) and state.table.combatants[left[0]].out_of_fight
 
 
 def decide_own(state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[Event]:

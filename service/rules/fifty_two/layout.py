@@ -223,7 +223,7 @@ def check_column(field: Battlefield, column: int, rule: str) -> None:
             "cards/no-such-column",
             f"there is no column {column + 1}: the field has {len(field.columns)} columns",
             rule=rule,
-            details={"column": column},
+            details={"column": column + 1},
         )
 
 

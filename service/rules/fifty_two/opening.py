@@ -186,6 +186,10 @@ def _surprise_turn(state: FiftyTwoState, cid: str, ctx: DecideContext, phase: st
             f"{combatant.name} has no surprise move to make now",
             rule=ROUND_0 if phase == "surprise" else layout.ALLIES_SURPRISE,
         )
+    if combatant.out_of_fight:
+        raise RuleViolation(
+            "surprise/down", f"{combatant.name} is down and makes no surprise move", rule=ROUND_0
+        )
     if phase == "surprise" and state.surprise_left[0] != cid:
         first = state.table.combatants[state.surprise_left[0]].name
         raise RuleViolation(

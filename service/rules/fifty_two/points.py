@@ -2,7 +2,7 @@
 combatant gets (§5.2), and the time each side has per decision (§4.5).
 
 The seed prints Alphonse's combat bonus as "3+2+5+1-3 = 7"; those terms add to 8. Fray adds
-the terms (docs/rules/fifty-two-armor-draft.md).
+the terms (docs/rules/fifty-two.md).
 """
 
 from __future__ import annotations

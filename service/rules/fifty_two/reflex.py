@@ -3,7 +3,7 @@ cover within a step or a dive away, and the save itself.
 
 The seed prices the save but leaves the save to "the rules pertaining to such saves"; Fray
 uses the D&D 3.x Reflex save (d20 + save bonus against the DC, half damage on a success).
-Readings are on docs/rules/fifty-two-armor-draft.md.
+Readings are on docs/rules/fifty-two.md.
 """
 
 from __future__ import annotations

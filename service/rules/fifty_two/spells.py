@@ -39,8 +39,15 @@ def cast(
         )
     if target is not None:
         state.table.combatant(target)
-    pay(turn, 1, f"a round of {name}")
     casting = state.castings.get(cid)
+    if casting is not None and casting.complete:
+        raise RuleViolation(
+            "spell/waiting-to-land",
+            f"{me.name}'s {casting.spell} is complete and lands before {me.name}'s next action; "
+            "a new spell waits until then",
+            rule=SPELLS,
+        )
+    pay(turn, 1, f"a round of {name}")
     abandoned = None
     if casting is not None and casting.spell == name and not casting.complete:
         if casting.cast_in_round == state.round:

@@ -54,6 +54,17 @@ def pay(turn: Turn, cost: int, what: str) -> None:
         )
 
 
+def _to_act(state: FiftyTwoState, cid: str) -> bool:
+    combatant = state.table.combatants.get(cid)
+    return combatant is not None and not combatant.out_of_fight and cid not in state.acted
+
+
+def later_to_act(state: FiftyTwoState, cid: str) -> list[str]:
+    """Who still acts after `cid` this round, in order: whom a hold waits for (§5)."""
+    values = dict(state.chart)
+    return [c for c, n in state.chart if n < values[cid] and _to_act(state, c)]
+
+
 def next_up(state: FiftyTwoState) -> str | None:
     """fifty-two §5: the fastest combatant still standing who has not acted this round."""
     for cid, _ in state.chart:
@@ -98,7 +109,9 @@ def begin_turn(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event
     opponents = [
         state.table.combatants[o]
         for o in state.engaged.get(cid, ())
-        if o in state.table.combatants and state.table.combatants[o].side != combatant.side
+        if o in state.table.combatants
+        and state.table.combatants[o].side != combatant.side
+        and not state.table.combatants[o].out_of_fight
     ]
     bonus = points.combat_bonus(stats_of(combatant), [stats_of(o).magic_defense for o in opponents])
     owed = state.debts.get(cid, 0)
@@ -210,15 +223,19 @@ def hold(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
         raise RuleViolation(
             "turn/already-acted", f"{name} has already acted this turn and cannot hold", rule=ORDER
         )
-    chart = list(state.chart)
-    if chart[-1][0] == cid:
+    values = dict(state.chart)
+    later = later_to_act(state, cid)
+    if not later:
         raise RuleViolation(
             "turn/last-in-order",
-            f"{name} is last in the order: there is nobody to hold for",
+            f"{name} is the last to act this round: there is nobody to hold for",
             rule=ORDER,
         )
-    before = dict(chart)[cid]
-    after = dict(initiative.hold_action(chart, cid))[cid]
+    # fifty-two §5: "one less than the next combatant to act (if that initiative slot is
+    # free) or ... the next lowest initiative slot that is vacant" (any combatant's).
+    before, after = values[cid], values[later[0]] - 1
+    while after in values.values():
+        after -= 1
     return [ActionHeld(combatant_id=cid, before=before, after=after)]
 
 

@@ -16,6 +16,7 @@ from service.rules.fifty_two import armor, card_actions, layout
 from service.rules.fifty_two.cards import Card, parse_card
 from service.rules.fifty_two.sides import as_ally, opposes, side_of, stats_of
 from service.rules.fifty_two.state import ALLIES, FiftyTwoState, Turn
+from service.rules.fifty_two.turns import later_to_act
 
 SHUFFLES = frozenset({"shuffle the deck", "padding", "reshuffle the discard stack"})
 SEALED_EVENTS = frozenset({"field-dealt", "discard-reshuffled"})
@@ -181,9 +182,9 @@ def turn_actions(state: FiftyTwoState, turn: Turn) -> list[ActionOption]:
                 )
     elif side_of(me) == "enemies":
         for number, column in enumerate(field.columns, start=1):
-            room = field.depth - len(column)
-            if room > 0 and field.pool + field.discard:
-                offer("add-cards", f"Add cards to column {number}", 1, column=number, max=room)
+            most = min(field.depth - len(column), turn.points, len(field.pool + field.discard))
+            if most > 0:
+                offer("add-cards", f"Add cards to column {number}", 1, column=number, max=most)
     for first, second in card_actions.pairs(field):
         offer(
             "remove-pair",
@@ -233,11 +234,19 @@ def turn_actions(state: FiftyTwoState, turn: Turn) -> list[ActionOption]:
         offer("suspend-spell", f"Suspend {casting.spell}", 1)
     offer("raise-initiative", "+1 initiative", 1)
     offer("other-action", "Another action (item, ability, anything the GM allows)", 1)
-    if not turn.acted and state.chart and state.chart[-1][0] != cid:
+    if not turn.acted and later_to_act(state, cid):
         found.append(ActionOption(type="hold-action", label="Hold your action", actor=cid))
-    if side_of(me) == "enemies" and not turn.acted:
+    factions = sorted(
+        {c.side for c in state.table.combatants.values() if side_of(c) == "enemies"} - {me.side}
+    )
+    if side_of(me) == "enemies" and not turn.acted and factions:
         found.append(
-            ActionOption(type="choose-foe", label="Fight another Enemy faction", actor=cid)
+            ActionOption(
+                type="choose-foe",
+                label="Fight another Enemy faction",
+                actor=cid,
+                params={"foe": factions},
+            )
         )
     found.append(ActionOption(type="end-turn", label="End the turn", actor=cid))
     return found
@@ -369,7 +378,11 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "turn-ended": lambda d, n: (
         f"{n(d['combatant_id'])}'s turn ends"
         + (" (time ran out)" if d["reason"] == "timeout" else "")
-        + (f", {d['forfeited']} action points unused" if d.get("forfeited") else "")
+        + (
+            f", {d['forfeited']} action point{'s' if d['forfeited'] != 1 else ''} unused"
+            if d.get("forfeited")
+            else ""
+        )
         + "."
     ),
 }

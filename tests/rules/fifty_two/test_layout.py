@@ -460,7 +460,7 @@ def test_no_more_cards_are_added_than_the_column_has_room_for() -> None:
     violation = refused(add_cards, field("2C 3C 4C", pool="7C 8C 9C"), 0, 3)
 
     assert violation.code == "cards/column-full"
-    assert violation.details == {"column": 0, "room": 2}
+    assert violation.details == {"column": 1, "room": 2}  # counted from 1, as players do
 
 
 def test_at_least_one_card_is_added() -> None:
