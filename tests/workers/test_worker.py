@@ -124,7 +124,10 @@ def test_a_worker_killed_mid_job_leaves_the_deadline_to_the_next(
         # The worker is up before writes pause, so that only the job meets the pause (a
         # worker started into it, on a loaded machine, could outwait it).
         wait_until(lambda: "Listening on" in worker.log())
-        due = start_fight(redis_url, encounter_id, queue_url, ONE_SECOND_TURNS)
+        # Three-second turns: the deadline falls due after the pause has begun, however
+        # slowly a loaded machine gets there.
+        turns = {**ONE_SECOND_TURNS, "turn_time_limit": 3}
+        due = start_fight(redis_url, encounter_id, queue_url, turns)
         # Writes to the event store hang while paused: the job reads the outbox, then
         # blocks on its append, and the worker is killed there.
         store.execute_command("CLIENT", "PAUSE", 20_000, "WRITE")
