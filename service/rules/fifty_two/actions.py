@@ -3,9 +3,12 @@ attacks that spend them against armor (§5.3), and the actions the seed leaves t
 
 from __future__ import annotations
 
+from typing import Literal, NamedTuple
+
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
+from service.domain.table import Combatant
 from service.domain.table_rules import adjust_pool
 from service.rules.fifty_two import armor, card_actions, layout, spells
 from service.rules.fifty_two.cards import Card
@@ -194,43 +197,60 @@ def execute_attack(
         )
     if target.out_of_fight:
         raise RuleViolation("attack/target-down", f"{target.name} is already down", rule=ACTIONS)
-    mine, theirs = stats_of(me), stats_of(target)
-    cost = armor.execute_cost(mine.weapon, theirs)
+    cost = armor.execute_cost(stats_of(me).weapon, stats_of(target))
     pay(turn, cost, f"executing a {kind} attack")
-    rating = armor.rating(theirs, mine.weapon.enchantment)
-    before = state.hits.get(target_id, 0)
-    registered, after = armor.register_hit(
-        before, "critical" if critical else "ordinary", rating, state.options.armor_hits
+    blow = strike(state, me, target, "critical" if critical else "ordinary", ctx)
+    attack = AttackExecuted(
+        combatant_id=cid,
+        target=target_id,
+        critical=critical,
+        cost=cost,
+        rating=blow.rating,
+        hits_before=blow.before,
+        hits_after=blow.after,
+        registered=blow.registered,
+        damage=blow.damage,
     )
+    return [attack, *blow.hurt(state, f"{me.name}'s {kind} attack")]
+
+
+class Blow(NamedTuple):
+    """A successful attack against armor (§5.3.3): the rating, the defender's hit count
+    before and after, whether it registered, and the damage it did."""
+
+    target: str
+    rating: int
+    before: int
+    after: int
+    registered: bool
+    damage: int
+
+    def hurt(self, state: FiftyTwoState, reason: str) -> list[Event]:
+        if not self.damage:
+            return []
+        return adjust_pool(
+            state.table, self.target, "hp", -self.damage, None, None, reason, gm_override=False
+        )
+
+
+def strike(
+    state: FiftyTwoState,
+    attacker: Combatant,
+    target: Combatant,
+    kind: Literal["ordinary", "critical"],
+    ctx: DecideContext,
+) -> Blow:
+    mine, theirs = stats_of(attacker), stats_of(target)
+    rating = armor.rating(theirs, mine.weapon.enchantment)
+    before = state.hits.get(target.id, 0)
+    registered, after = armor.register_hit(before, kind, rating, state.options.armor_hits)
     damage = 0
     if registered:
-        expression = mine.critical_damage if critical else mine.normal_damage
-        damage = ctx.roll(expression, f"{kind} damage: {me.name} on {target.name}").total
-    events: list[Event] = [
-        AttackExecuted(
-            combatant_id=cid,
-            target=target_id,
-            critical=critical,
-            cost=cost,
-            rating=rating,
-            hits_before=before,
-            hits_after=after,
-            registered=registered,
-            damage=damage,
-        )
-    ]
-    if damage:
-        events += adjust_pool(
-            state.table,
-            target_id,
-            "hp",
-            -damage,
-            None,
-            None,
-            f"{me.name}'s {kind} attack",
-            gm_override=False,
-        )
-    return events
+        expression = mine.critical_damage if kind == "critical" else mine.normal_damage
+        name = "critical" if kind == "critical" else "normal"
+        purpose = f"{name} damage: {attacker.name} on {target.name}"
+        damage = ctx.roll(expression, purpose).total
+    return Blow(target.id, rating, before, after, registered, damage)
 
 
 def other_action(
@@ -311,28 +331,14 @@ def opportunity_attack(
     target = state.table.combatants[target_id]
     if attacker.out_of_fight:
         return []
-    mine, theirs = stats_of(attacker), stats_of(target)
-    rating = armor.rating(theirs, mine.weapon.enchantment)
-    before = state.hits.get(target_id, 0)
-    registered, after = armor.register_hit(before, "ordinary", rating, state.options.armor_hits)
-    damage = 0
-    if registered:
-        purpose = f"attack of opportunity: {attacker.name} on {target.name}"
-        damage = ctx.roll(mine.normal_damage, purpose).total
-    events: list[Event] = [
-        OpportunityAttacked(
-            combatant_id=attacker_id,
-            target=target_id,
-            rating=rating,
-            hits_before=before,
-            hits_after=after,
-            registered=registered,
-            damage=damage,
-        )
-    ]
-    if damage:
-        events += adjust_pool(
-            state.table, target_id, "hp", -damage, None, None,
-            f"{attacker.name}'s attack of opportunity", gm_override=False,
-        )  # fmt: skip
-    return events
+    blow = strike(state, attacker, target, "ordinary", ctx)
+    attack = OpportunityAttacked(
+        combatant_id=attacker_id,
+        target=target_id,
+        rating=blow.rating,
+        hits_before=blow.before,
+        hits_after=blow.after,
+        registered=blow.registered,
+        damage=blow.damage,
+    )
+    return [attack, *blow.hurt(state, f"{attacker.name}'s attack of opportunity")]
