@@ -134,13 +134,7 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
             return _spend(_discard(state, event.cards), event.cost, 0, event.critical)
         case AttackExecuted():
             state = _spend(state, event.cost, -int(not event.critical), -int(event.critical))
-            return replace(
-                state,
-                {
-                    "hits": {**state.hits, event.target: event.hits_after},
-                    "last_attacker": {**state.last_attacker, event.target: event.combatant_id},
-                },
-            )
+            return _hit(state, event.combatant_id, event.target, event.hits_after)
         case InitiativeRaised():
             chart = _rechart(state.chart, event.combatant_id, event.after)
             return _spend(replace(state, {"chart": chart}), event.cost, 0, 0)
@@ -157,13 +151,7 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
                 state = _turn(state, free_step=False)
             return _engage(state, event.combatant_id, event.left, event.entered)
         case OpportunityAttacked():
-            return replace(
-                state,
-                {
-                    "hits": {**state.hits, event.target: event.hits_after},
-                    "last_attacker": {**state.last_attacker, event.target: event.combatant_id},
-                },
-            )
+            return _hit(state, event.combatant_id, event.target, event.hits_after)
         case SpellCast():
             casting = Casting(
                 spell=event.spell,
@@ -188,14 +176,9 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
             if event.target is None:
                 return state
             target = event.target
-            return replace(
-                state,
-                {
-                    "hits": {**state.hits, target: event.hits_after},
-                    "last_attacker": {**state.last_attacker, target: event.combatant_id},
-                    "debts": {**state.debts, target: state.debts.get(target, 0) + event.save_cost},
-                },
-            )
+            owed = state.debts.get(target, 0) + event.save_cost
+            state = replace(state, {"debts": {**state.debts, target: owed}})
+            return _hit(state, event.combatant_id, target, event.hits_after)
         case RangeSet():
             return replace(
                 state, {"engaged": {**state.engaged, event.combatant_id: event.opponents}}
@@ -206,6 +189,18 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
                 acted = (*acted, event.combatant_id)
             return replace(state, {"turn": None, "acted": acted})
     return state
+
+
+def _hit(state: FiftyTwoState, attacker: str, target: str, hits: int) -> FiftyTwoState:
+    """A successful attack: the target's count against its armor, and who attacked it last
+    (§5.3.3, §6)."""
+    return replace(
+        state,
+        {
+            "hits": {**state.hits, target: hits},
+            "last_attacker": {**state.last_attacker, target: attacker},
+        },
+    )
 
 
 def _uncast(state: FiftyTwoState, caster: str) -> FiftyTwoState:

@@ -131,7 +131,7 @@ def _surprise_cards(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
         if not viewer.controls(cid):
             continue
         if side_of(state.table.combatants[cid]) == ALLIES:
-            cards = [c.text for c in state.field.cards() if state.field.find(c) is not None]
+            cards = [c.text for column in state.field.columns for c in column]
             found.append(
                 ActionOption(
                     type="take-card", label="Take a card", actor=cid, params={"cards": cards}
