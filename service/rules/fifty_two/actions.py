@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from service.domain.common import ConditionRemoved
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.domain.table import Combatant
 from service.domain.table_rules import adjust_pool
-from service.rules.fifty_two import armor, card_actions, layout, spells
+from service.rules.fifty_two import armor, card_actions, layout, reflex, spells
 from service.rules.fifty_two.cards import Card
 from service.rules.fifty_two.events import (
     AttackExecuted,
@@ -23,14 +24,16 @@ from service.rules.fifty_two.events import (
     OtherActionTaken,
     PairRemoved,
     RangeSet,
+    StoodUp,
 )
-from service.rules.fifty_two.sides import as_ally, opposes, side_of, stats_of
+from service.rules.fifty_two.sides import as_ally, damage_purpose, opposes, side_of, stats_of
 from service.rules.fifty_two.state import ALLIES, FiftyTwoState, Turn
 from service.rules.fifty_two.turns import acting, pay
 
 ACTIONS = "fifty-two §5.2"
 SIDES = "fifty-two §0"
 ARMOR = "fifty-two §5.3.3"
+PRONE_RULE = "fifty-two §8.3"
 BOTTOM_COST, ELSEWHERE_COST, CARD_COST = 1, 2, 1
 
 
@@ -247,8 +250,7 @@ def strike(
     damage = 0
     if registered:
         expression = mine.critical_damage if kind == "critical" else mine.normal_damage
-        name = "critical" if kind == "critical" else "normal"
-        purpose = f"{name} damage: {attacker.name} on {target.name}"
+        purpose = damage_purpose("critical" if kind == "critical" else "normal", attacker, target)
         damage = ctx.roll(expression, purpose).total
     return Blow(target.id, rating, before, after, registered, damage)
 
@@ -267,6 +269,33 @@ def other_action(
         )
     pay(turn, cost, description)
     return [OtherActionTaken(combatant_id=cid, kind=kind, description=description, cost=cost)]
+
+
+def stand_up(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
+    """fifty-two §8.3: a defender who dived to cover lies prone, "requiring an action point
+    to stand up before they can do anything else"; §5.2 lists "getting back up after being
+    knocked prone" among the actions of a turn. Any prone combatant stands the same way."""
+    turn = acting(state, cid, ctx)
+    me = state.table.combatants[cid]
+    if not me.has_condition(reflex.PRONE):
+        raise RuleViolation("stand/not-prone", f"{me.name} is not prone", rule=PRONE_RULE)
+    pay(turn, reflex.STAND_UP_COST, "standing up")
+    return [
+        StoodUp(combatant_id=cid, cost=reflex.STAND_UP_COST),
+        ConditionRemoved(combatant_id=cid, condition=reflex.PRONE, gm_override=False),
+    ]
+
+
+def must_stand_first(state: FiftyTwoState, cid: str) -> None:
+    """fifty-two §8.3: nothing else until a prone combatant has stood up."""
+    me = state.table.combatants[cid]
+    if me.has_condition(reflex.PRONE):
+        raise RuleViolation(
+            "turn/prone",
+            f"{me.name} is prone and must stand up first (stand-up, "
+            f"{reflex.STAND_UP_COST} action point)",
+            rule=PRONE_RULE,
+        )
 
 
 def set_range(

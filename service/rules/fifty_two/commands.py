@@ -133,6 +133,14 @@ class OtherAction(Command):
     cost: int = Field(default=1, ge=0, le=20)
 
 
+class StandUp(Command):
+    """fifty-two §8.3: a prone combatant pays an action point "to stand up before they can
+    do anything else"."""
+
+    type: Literal["stand-up"] = "stand-up"
+    combatant_id: Id
+
+
 class Move(Command):
     """fifty-two §5.2: the full movement, once per turn, 1 AP. Leaving an opponent's melee
     range draws its attack of opportunity; entering one does not."""
@@ -211,6 +219,7 @@ FiftyTwoCommand = (
     | RaiseInitiative
     | HoldAction
     | OtherAction
+    | StandUp
     | Move
     | Step
     | Cast

@@ -27,6 +27,7 @@ from service.rules.fifty_two.commands import (
     RemoveCard,
     RemovePair,
     SetRange,
+    StandUp,
     Step,
     SurpriseAttack,
     SuspendSpell,
@@ -138,15 +139,25 @@ def decide_own(state: FiftyTwoState, command: Command, ctx: DecideContext) -> li
             run.emit(turns.hold(state, command.combatant_id, ctx))
         case EndTurn():
             run.emit(turns.end_turn(state, command.combatant_id, ctx))
+        case StandUp():
+            run.emit(actions.stand_up(state, command.combatant_id, ctx))
+            _restart_clock(run)
         case _ if isinstance(command, TURN_ACTIONS):
+            if not isinstance(command, ChooseFoe):
+                turns.acting(state, command.combatant_id, ctx)
+                actions.must_stand_first(state, command.combatant_id)
             run.emit(action(state, command, ctx))
-            turn = run.state.turn
-            if turn is not None and turns.can_still_act(run.state, turn):
-                # fifty-two §4.5: "Each action taken is a decision ... the clock restarts."
-                run.emit(turns.clock(run.state, turn.combatant_id, ctx))
+            _restart_clock(run)
         case _:
             raise RuleViolation("command/unknown", f"fifty-two does not know '{command}'")
     return run.settle()
+
+
+def _restart_clock(run: Run) -> None:
+    turn = run.state.turn
+    if turn is not None and turns.can_still_act(run.state, turn):
+        # fifty-two §4.5: "Each action taken is a decision ... the clock restarts."
+        run.emit(turns.clock(run.state, turn.combatant_id, run.ctx))
 
 
 def action(state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[Event]:

@@ -220,6 +220,15 @@ class ActionHeld(Event):
     after: int
 
 
+class StoodUp(Event):
+    """fifty-two §8.3: the combatant stood up from prone (the shared condition-removed
+    follows)."""
+
+    type: Literal["stood-up"] = "stood-up"
+    combatant_id: str
+    cost: int = 1
+
+
 class OtherActionTaken(Event):
     type: Literal["other-action-taken"] = "other-action-taken"
     combatant_id: str
@@ -341,6 +350,7 @@ FiftyTwoEvent = (
     | InitiativeRaised
     | ActionHeld
     | OtherActionTaken
+    | StoodUp
     | Moved
     | SpellCast
     | SpellSuspended

@@ -36,6 +36,7 @@ from service.rules.fifty_two.events import (
     SpellPending,
     SpellSuspended,
     SpellTookEffect,
+    StoodUp,
     SurpriseAttacked,
     SurpriseCardAdded,
     SurpriseCardsBegan,
@@ -141,7 +142,7 @@ def evolve_own(state: FiftyTwoState, event: Event) -> FiftyTwoState:
         case ActionHeld():
             chart = _rechart(state.chart, event.combatant_id, event.after)
             return replace(state, {"chart": chart, "turn": None})
-        case OtherActionTaken():
+        case OtherActionTaken() | StoodUp():
             return _spend(state, event.cost, 0, 0)
         case Moved():
             state = _spend(state, event.cost, 0, 0)

@@ -29,7 +29,7 @@ from service.rules.fifty_two.events import (
     SurpriseRoundBegan,
     TieBroken,
 )
-from service.rules.fifty_two.sides import SideName, side_of, standing, stats_of
+from service.rules.fifty_two.sides import SideName, damage_purpose, side_of, standing, stats_of
 from service.rules.fifty_two.state import FiftyTwoState
 
 SIDES = "fifty-two §0"
@@ -160,7 +160,8 @@ def surprise_attack(
         )
     if target.out_of_fight:
         raise RuleViolation("attack/target-down", f"{target.name} is already down", rule=ROUND_0)
-    damage = ctx.roll(stats_of(attacker).normal_damage, f"surprise: {attacker.name}").total
+    purpose = damage_purpose("surprise", attacker, target)
+    damage = ctx.roll(stats_of(attacker).normal_damage, purpose).total
     return [
         SurpriseAttacked(combatant_id=cid, target=target_id, damage=damage),
         *adjust_pool(

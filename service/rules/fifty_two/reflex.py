@@ -32,6 +32,7 @@ STEP_FEET = 5
 # fifty-two §8.3: a dive "automatically leaves the defender prone, requiring an action point
 # to stand up before they can do anything else".
 STAND_UP_COST = 1
+PRONE = "prone"
 # fifty-two §8.3: "The limit is 5+STR in feet, minimum 10'", -5 feet small, +5 feet large.
 DIVE_BASE_FEET = 5
 DIVE_MINIMUM_FEET = 10

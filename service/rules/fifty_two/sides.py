@@ -15,6 +15,16 @@ from service.rules.fifty_two.state import ALLIES, FiftyTwoStats
 SideName = Literal["allies", "enemies"]
 
 
+# What a damage roll's purpose starts with: hidden from a viewer who may not see the
+# target's health (`hide_enemy_health`), with the damage in the attack's event.
+DAMAGE_ROLL = "damage"
+
+
+def damage_purpose(what: str, attacker: Combatant, target: Combatant) -> str:
+    """The purpose of a damage roll: "damage (critical): Alphonse on Eckhart"."""
+    return f"{DAMAGE_ROLL} ({what}): {attacker.name} on {target.name}"
+
+
 def side_of(combatant: Combatant) -> SideName:
     return "allies" if combatant.side == ALLIES else "enemies"
 

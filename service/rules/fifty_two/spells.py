@@ -17,13 +17,13 @@ from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
 from service.rules.fifty_two import armor, reflex
 from service.rules.fifty_two.events import SpellCast, SpellPending, SpellSuspended, SpellTookEffect
-from service.rules.fifty_two.sides import stats_of
+from service.rules.fifty_two.reflex import PRONE
+from service.rules.fifty_two.sides import damage_purpose, stats_of
 from service.rules.fifty_two.state import FiftyTwoState, Spell
 from service.rules.fifty_two.turns import acting, pay
 
 SPELLS = "fifty-two §5.2"
 REFLEX = "fifty-two §8"
-PRONE = "prone"
 
 
 def cast(
@@ -165,7 +165,8 @@ def resolve(
             )
     damage = 0
     if spell.damage is not None:
-        damage = ctx.roll(spell.damage, f"{spell.name}: {me.name} on {defender.name}").total
+        purpose = damage_purpose(spell.name, me, defender)
+        damage = ctx.roll(spell.damage, purpose).total
         damage = reflex.saved_damage(damage, save == "succeeded")
     before = state.hits.get(target, 0)
     # fifty-two §5.3.3: the spell always registers, and counts one attack towards the next

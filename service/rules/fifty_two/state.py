@@ -3,16 +3,26 @@ field of battle, turns, hits against armor and spells being cast."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from service.domain import dice
+from service.domain.errors import RuleViolation
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 from service.rules.fifty_two.layout import Battlefield
 
 ALLIES = "allies"
+_INT = TypeAdapter(int)
 DamageType = Literal["slashing", "piercing", "crushing"]
 ArmorType = Literal[
     "none",
@@ -87,6 +97,21 @@ class FiftyTwoStats(Frozen):
     magic_defense: int = Field(default=0, ge=0, le=20)
     armor: ArmorType = "none"
     armor_enchantment: int = Field(default=0, ge=0, le=10)
+    natural_ac: int | None = Field(
+        default=None,
+        ge=0,
+        le=60,
+        description=(
+            "§5.3.2: a monster's AC, for Fray to turn into its armor equivalent (armor and "
+            "armor_enchantment are then Fray's to fill in)."
+        ),
+    )
+    ac_stat_bonus: int | None = Field(
+        default=None,
+        ge=-10,
+        le=30,
+        description="§5.3.2: the stat-based bonuses in natural_ac; dex_mod when not given.",
+    )
     shield: int | None = Field(default=None, ge=0, le=10)
     shield_enchantment: int = Field(default=0, ge=0, le=10)
     vulnerable_to: DamageType | Literal["all"] | None = Field(
@@ -105,6 +130,42 @@ class FiftyTwoStats(Frozen):
     @classmethod
     def _valid_damage(cls, value: str) -> str:
         return _dice_text(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _natural_armor(cls, data: Any) -> Any:
+        """fifty-two §5.3.2: a natural AC becomes the armor it is equivalent to, its
+        magical defensive bonus the armor's enchantment (the Addendum's Esther: Magic Def
+        +2, "Ring +2"). A stat block that also names the armor must name the same one."""
+        if not isinstance(data, dict) or data.get("natural_ac") is None:
+            return data
+        from service.rules.fifty_two.armor import natural_armor  # armor.py reads this module
+
+        stat = data.get("ac_stat_bonus")
+        try:
+            ac, magic, bonus = (
+                _INT.validate_python(v)
+                for v in (
+                    data["natural_ac"],
+                    data.get("magic_defense", 0),
+                    data.get("dex_mod", 0) if stat is None else stat,
+                )
+            )
+        except ValidationError:
+            return data  # the fields' own validation names what is wrong
+        try:
+            armor = natural_armor(ac, magic, bonus)
+        except RuleViolation as refused:
+            raise ValueError(refused.message) from None
+        equivalent: dict[str, Any] = {"armor": armor, "armor_enchantment": magic}
+        for key, value in equivalent.items():
+            if data.get(key, value) != value:
+                raise ValueError(
+                    f"{key} is {data[key]!r}, but a natural AC of {ac} (magic defense {magic}, "
+                    f"stat bonuses {bonus}) is equivalent to {armor} +{magic} "
+                    "(fifty-two §5.3.2): give one or the other"
+                )
+        return {**data, **equivalent}
 
     @property
     def dex_score(self) -> int:

@@ -8,7 +8,7 @@ from service.domain.clocks import start_clock, stop_clock
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
-from service.rules.fifty_two import armor, initiative, layout, points
+from service.rules.fifty_two import armor, initiative, layout, points, reflex
 from service.rules.fifty_two.events import (
     ActionHeld,
     DiscardReshuffled,
@@ -128,7 +128,10 @@ def begin_turn(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event
 
 
 def can_still_act(state: FiftyTwoState, turn: Turn) -> bool:
-    """With no points left, only a free attack (against a vulnerable armor, §5.3) remains."""
+    """With no points left, only a free attack (against a vulnerable armor, §5.3) remains;
+    a prone combatant needs the point to stand up first (§8.3)."""
+    if state.table.combatants[turn.combatant_id].has_condition(reflex.PRONE):
+        return turn.points >= reflex.STAND_UP_COST
     if turn.points > 0:
         return True
     if not (turn.normal or turn.critical):

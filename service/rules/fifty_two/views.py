@@ -10,16 +10,20 @@ from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.legal import common_actions
 from service.domain.narration import Names
-from service.domain.redaction import redact_event, redact_state
+from service.domain.redaction import health_hidden, redact_event, redact_state
 from service.domain.views import ActionOption
 from service.rules.fifty_two import armor, card_actions, layout
 from service.rules.fifty_two.cards import Card, parse_card
-from service.rules.fifty_two.sides import as_ally, opposes, side_of, stats_of
+from service.rules.fifty_two.reflex import PRONE, STAND_UP_COST
+from service.rules.fifty_two.sides import DAMAGE_ROLL, as_ally, opposes, side_of, stats_of
 from service.rules.fifty_two.state import ALLIES, FiftyTwoState, Turn
 from service.rules.fifty_two.turns import later_to_act
 
 SHUFFLES = frozenset({"shuffle the deck", "padding", "reshuffle the discard stack"})
 SEALED_EVENTS = frozenset({"field-dealt", "discard-reshuffled"})
+DAMAGE_EVENTS = frozenset(
+    {"surprise-attacked", "attack-executed", "opportunity-attacked", "spell-took-effect"}
+)
 SEALED_COMMAND_FIELDS = ("deck", "reshuffle")
 DASH = "\u2013"  # an en dash, as in "the 10♠ to 10♦ pair"
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -32,6 +36,8 @@ def sealed(state: FiftyTwoState) -> bool:
 
 def redact(envelope: Envelope, viewer: Actor | None, state: FiftyTwoState) -> dict[str, Any] | None:
     shown = redact_event(envelope, viewer, state, frozenset({"resource-adjusted"}))
+    if shown is not None and envelope.type in DAMAGE_EVENTS:
+        shown = _damage_hidden(shown, viewer, state)
     if shown is None or viewer is None or viewer.role == "system" or not sealed(state):
         return shown
     if envelope.type in SEALED_EVENTS:
@@ -46,6 +52,22 @@ def redact(envelope: Envelope, viewer: Actor | None, state: FiftyTwoState) -> di
         }
     shown["rolls"] = [r for r in shown["rolls"] if r.get("purpose") not in SHUFFLES]
     return shown
+
+
+def _damage_hidden(
+    shown: dict[str, Any], viewer: Actor | None, state: FiftyTwoState
+) -> dict[str, Any]:
+    """With `hide_enemy_health`, an attack on another side shows that it hit and whether it
+    registered, not the damage: neither the number nor the dice that made it."""
+    target = state.table.combatants.get(str(shown["data"].get("target")))
+    if target is None or not health_hidden(state, target, viewer):
+        return shown
+    purposes = f"{DAMAGE_ROLL} ("
+    return {
+        **shown,
+        "data": {**shown["data"], "damage": None},
+        "rolls": [r for r in shown["rolls"] if not str(r.get("purpose")).startswith(purposes)],
+    }
 
 
 def redacted_state(state: FiftyTwoState, viewer: Actor | None) -> dict[str, Any]:
@@ -155,6 +177,37 @@ def _surprise_cards(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
 
 def turn_actions(state: FiftyTwoState, turn: Turn) -> list[ActionOption]:
     """Every action the acting combatant can afford, with its cost and its cards."""
+    cid = turn.combatant_id
+    me = state.table.combatants[cid]
+    if not me.has_condition(PRONE):
+        found = _actions(state, turn)
+    elif turn.points >= STAND_UP_COST:
+        # fifty-two §8.3: standing up comes "before they can do anything else".
+        cost = {"ap": STAND_UP_COST}
+        found = [ActionOption(type="stand-up", label="Stand up", actor=cid, cost=cost)]
+    else:
+        found = []
+    if not turn.acted and later_to_act(state, cid):
+        found.append(ActionOption(type="hold-action", label="Hold your action", actor=cid))
+    factions = sorted(
+        {c.side for c in state.table.combatants.values() if side_of(c) == "enemies"} - {me.side}
+    )
+    if side_of(me) == "enemies" and not turn.acted and factions:
+        found.append(
+            ActionOption(
+                type="choose-foe",
+                label="Fight another Enemy faction",
+                actor=cid,
+                params={"foe": factions},
+            )
+        )
+    found.append(ActionOption(type="end-turn", label="End the turn", actor=cid))
+    return found
+
+
+def _actions(state: FiftyTwoState, turn: Turn) -> list[ActionOption]:
+    """The card actions, attacks, moves, spells and the rest a standing combatant can
+    afford."""
     assert state.field is not None
     field, cid = state.field, turn.combatant_id
     me = state.table.combatants[cid]
@@ -234,21 +287,6 @@ def turn_actions(state: FiftyTwoState, turn: Turn) -> list[ActionOption]:
         offer("suspend-spell", f"Suspend {casting.spell}", 1)
     offer("raise-initiative", "+1 initiative", 1)
     offer("other-action", "Another action (item, ability, anything the GM allows)", 1)
-    if not turn.acted and later_to_act(state, cid):
-        found.append(ActionOption(type="hold-action", label="Hold your action", actor=cid))
-    factions = sorted(
-        {c.side for c in state.table.combatants.values() if side_of(c) == "enemies"} - {me.side}
-    )
-    if side_of(me) == "enemies" and not turn.acted and factions:
-        found.append(
-            ActionOption(
-                type="choose-foe",
-                label="Fight another Enemy faction",
-                actor=cid,
-                params={"foe": factions},
-            )
-        )
-    found.append(ActionOption(type="end-turn", label="End the turn", actor=cid))
     return found
 
 
@@ -271,11 +309,16 @@ def _opportunities(d: dict[str, Any]) -> str:
     return ": " + " and ".join(parts) if parts else ""
 
 
+def _for_damage(d: dict[str, Any]) -> str:
+    """ " for 9 damage", or nothing when the viewer may not see the target's health."""
+    return "" if d.get("damage") is None else f" for {d['damage']} damage"
+
+
 def _attack(d: dict[str, Any], n: Names) -> str:
     kind = "critical attack" if d["critical"] else "attack"
     if d["registered"]:
         who = f"{n(d['combatant_id'])}'s {kind} on {n(d['target'])}"
-        return f"{who} gets through for {d['damage']} damage."
+        return f"{who} gets through{_for_damage(d)}."
     return (
         f"{n(d['combatant_id'])}'s {kind} on {n(d['target'])} is held by the armor "
         f"({d['hits_after']} of {d['rating']} hits)."
@@ -298,7 +341,7 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
         "Surprise round: " + ", ".join(n(c) for c in d["order"]) + "."
     ),
     "surprise-attacked": lambda d, n: (
-        f"{n(d['combatant_id'])} surprises {n(d['target'])} for {d['damage']} damage."
+        f"{n(d['combatant_id'])} surprises {n(d['target'])}{_for_damage(d)}."
     ),
     "surprise-passed": lambda d, n: f"{n(d['combatant_id'])} lets the surprise pass.",
     "column-choice-began": lambda d, n: (
@@ -342,6 +385,7 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
         f"{n(d['combatant_id'])} holds, dropping from {d['before']} to {d['after']}."
     ),
     "other-action-taken": lambda d, n: f"{n(d['combatant_id'])}: {d['description']}.",
+    "stood-up": lambda d, n: f"{n(d['combatant_id'])} stands up.",
     "moved": lambda d, n: (
         f"{n(d['combatant_id'])} {'moves' if d['how'] == 'move' else 'takes a 5-foot step'}"
         + (f", leaving {', '.join(n(o) for o in d['left'])}" if d["left"] else "")
@@ -350,7 +394,7 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     ),
     "opportunity-attacked": lambda d, n: (
         f"{n(d['combatant_id'])} takes an attack of opportunity on {n(d['target'])}"
-        + (f": {d['damage']} damage." if d["registered"] else ", held by the armor.")
+        + (f", getting through{_for_damage(d)}." if d["registered"] else ", held by the armor.")
     ),
     "spell-cast": lambda d, n: (
         f"{n(d['combatant_id'])} casts {d['spell']}"
@@ -366,7 +410,7 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "spell-took-effect": lambda d, n: (
         f"{n(d['combatant_id'])}'s {d['spell']} takes effect"
         + (f" on {n(d['target'])}" if d.get("target") else "")
-        + (f" for {d['damage']} damage" if d.get("damage") else "")
+        + (_for_damage(d) if d.get("damage") != 0 else "")
         + (f" (Reflex save {d['save']})" if d.get("save") not in (None, "none") else "")
         + "."
     ),

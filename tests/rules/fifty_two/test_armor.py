@@ -11,8 +11,10 @@ from typing import get_args
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from service.domain.errors import RuleViolation
+from service.rules.fifty_two import RULESET
 from service.rules.fifty_two.armor import (
     ARMOR_RATING,
     NATURAL_ARMOR_BY_BONUS,
@@ -28,6 +30,7 @@ from service.rules.fifty_two.armor import (
     vulnerability,
 )
 from service.rules.fifty_two.state import ArmorType, DamageType, FiftyTwoStats, Weapon
+from tests.rules.harness import Table, refused
 
 MACE = Weapon(name="mace", damage_type="crushing", enchantment=2)
 EVANS_SWORD = Weapon(name="sword", damage_type="slashing", enchantment=2)
@@ -336,6 +339,83 @@ def test_a_magical_defensive_bonus_is_never_negative() -> None:
         natural_armor(15, -1, 0)
 
     assert caught.value.code == "armor/negative-magic-defense"
+
+
+@pytest.mark.parametrize(
+    ("name", "dex_mod", "armor"),
+    [
+        pytest.param("Esther", 2, "ring", id="Esther: AC 21, DEX +2, magic +2 -> Ring +2"),
+        pytest.param("Emberry", 3, "banded", id="Emberry: AC 21, DEX +3, magic +2 -> Banded +2"),
+    ],
+)
+def test_a_stat_block_with_a_natural_ac_gets_the_addendums_armor_equivalent(
+    name: str, dex_mod: int, armor: ArmorType
+) -> None:
+    # The Addendum gives the equivalents, not the ACs: 21 is the AC that Fray's table turns
+    # into each one (10 + 7 ring or 6 banded + 2 magic + the DEX modifier).
+    stats = FiftyTwoStats(natural_ac=21, magic_defense=2, dex_mod=dex_mod)
+
+    assert (stats.armor, stats.armor_enchantment) == (armor, 2)
+    assert FiftyTwoStats.model_validate(stats.model_dump(mode="json")) == stats
+
+
+def test_a_natural_ac_takes_the_stated_stat_bonus_instead_of_dex() -> None:
+    # A monk-like creature: DEX +1 and WIS +3 both in its AC of 16, leaving 2: soft leather.
+    stats = FiftyTwoStats(natural_ac=16, dex_mod=1, ac_stat_bonus=4)
+
+    assert (stats.armor, stats.armor_enchantment) == ("soft-leather", 0)
+    # A stated bonus of 0 is not DEX: 16 - 10 - 0 = 6, banded.
+    assert FiftyTwoStats(natural_ac=16, dex_mod=1, ac_stat_bonus=0).armor == "banded"
+
+
+def test_a_natural_ac_and_a_different_armor_are_refused_naming_both() -> None:
+    with pytest.raises(ValidationError) as caught:
+        FiftyTwoStats.model_validate(
+            {"natural_ac": 21, "magic_defense": 2, "dex_mod": 2, "armor": "chain"}
+        )
+
+    message = caught.value.errors()[0]["msg"]
+    assert "armor is 'chain'" in message
+    assert "equivalent to ring +2 (fifty-two §5.3.2)" in message
+
+
+def test_a_natural_ac_may_repeat_the_armor_it_is_equivalent_to() -> None:
+    stats = FiftyTwoStats.model_validate(
+        {
+            "natural_ac": 21,
+            "magic_defense": 2,
+            "dex_mod": 2,
+            "armor": "ring",
+            "armor_enchantment": 2,
+        }
+    )
+
+    assert stats.armor == "ring"
+
+
+def test_adding_a_monster_whose_natural_ac_is_below_ten_is_refused_and_stores_nothing() -> None:
+    table = Table(RULESET, {"dice": "mixed"})
+    error = refused(
+        table,
+        {"type": "add-combatant", "name": "Slime", "side": "enemies",
+         "stats": {"natural_ac": 8}},
+    )  # fmt: skip
+
+    assert error.code == "combatant/bad-stats"
+    assert "an AC of 8" in error.message and "less than no armor at all" in error.message
+
+
+def test_a_monster_added_with_a_natural_ac_fights_in_its_equivalent_armor() -> None:
+    table = Table(RULESET, {"dice": "mixed"})
+    table.send(
+        {"type": "add-combatant", "combatant_id": "esther", "name": "Esther", "side": "enemies",
+         "stats": {"natural_ac": 21, "magic_defense": 2, "dex_mod": 2}},
+    )  # fmt: skip
+
+    added = table.state.table.combatants["esther"]  # type: ignore[union-attr]
+    stats = FiftyTwoStats.model_validate(added.stats)
+    assert (stats.armor, stats.armor_enchantment, stats.natural_ac) == ("ring", 2, 21)
+    assert rating(stats, MACE.enchantment) == base_rating(stats)  # +2 armor against a +2 mace
 
 
 # --- §5.3.3 hits counted against the rating --------------------------------------------------

@@ -15,13 +15,18 @@ from service.rules.fifty_two.state import FiftyTwoState
 from tests.rules.harness import Table, refused
 
 MAGE = Actor("p-mage", "player", frozenset({"mage"}))
+ORC = Actor("p-orc", "player", frozenset({"orc"}))
 FIREBALL = {"name": "fireball", "rounds": 2, "damage": "6d6", "reflex_dc": 15}
 BOLT = {"name": "bolt", "rounds": 1, "instantaneous": True, "damage": "2d6"}
 
 
-def fight(mage: dict[str, Any] | None = None, orc: dict[str, Any] | None = None) -> Table:
+def fight(
+    mage: dict[str, Any] | None = None,
+    orc: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> Table:
     """A mage (the Allies, first in the order) against an orc, dealt from a fresh deck."""
-    table = Table(RULESET, {"dice": "mixed", "decision_seconds": None})
+    table = Table(RULESET, {"dice": "mixed", "decision_seconds": None, **(options or {})})
     mage_stats = {"hp": 30, "attack_bonus": 2, "spells": [FIREBALL, BOLT], **(mage or {})}
     orc_stats = {"hp": 40, "attack_bonus": 1, "reflex_save": 2, "normal_damage": "1d6",
                  "str_mod": 2, **(orc or {})}  # fmt: skip
@@ -244,3 +249,160 @@ def test_the_gm_may_answer_a_reflex_save_for_a_creature():
                dice=[1, 1, 1, 1, 1, 1])  # fmt: skip
     assert state(table).pending_spell is None
     assert state(table).table.combatants["orc"].pools["hp"].current == 34
+
+
+# --- §8.3 standing up from prone -------------------------------------------------------------
+
+
+def knock_down(table: Table, who: str) -> None:
+    table.send({"type": "apply-condition", "combatant_id": who, "condition": "prone"})
+
+
+def test_a_prone_combatant_must_stand_up_before_anything_else():
+    table = fight()
+    knock_down(table, "mage")
+    bottom = state(table).field.columns[0][0].text  # type: ignore[union-attr]
+    for command in (
+        {"type": "step", "combatant_id": "mage"},
+        {"type": "remove-card", "combatant_id": "mage", "card": bottom},
+        {"type": "cast", "combatant_id": "mage", "spell": "bolt", "target": "orc"},
+        {"type": "other-action", "combatant_id": "mage", "description": "draws a dagger"},
+    ):
+        error = refused(table, command, actor=MAGE)
+        assert error.code == "turn/prone" and error.rule == "fifty-two §8.3"
+        assert "Mage is prone and must stand up first" in error.message
+    offered = [a.type for a in RULESET.legal_actions(state(table), MAGE) if a.type != "roll"]
+    assert offered == ["stand-up", "hold-action", "end-turn"]  # holding is no action (§5)
+
+
+def test_standing_up_costs_one_action_point_and_clears_prone():
+    table = fight()
+    knock_down(table, "mage")
+    before = points(table)
+    envelopes = table.send({"type": "stand-up", "combatant_id": "mage"}, actor=MAGE)
+    assert table.types(envelopes)[:2] == ["stood-up", "condition-removed"]
+    assert envelopes[0].data == {"combatant_id": "mage", "cost": 1}
+    assert points(table) == before - 1
+    assert not state(table).table.combatants["mage"].has_condition("prone")
+    names = {"mage": "Mage", "orc": "Orc"}.get
+    assert RULESET.narrate("stood-up", envelopes[0].data, names) == "Mage stands up."
+    table.send({"type": "step", "combatant_id": "mage"}, actor=MAGE)  # now anything goes
+    assert table.replayed() == table.state
+
+
+def test_standing_up_when_not_prone_is_refused():
+    table = fight()
+    error = refused(table, {"type": "stand-up", "combatant_id": "mage"}, actor=MAGE)
+    assert error.code == "stand/not-prone" and error.message == "Mage is not prone"
+
+
+def test_standing_up_is_only_on_the_combatants_own_turn():
+    table = fight()
+    knock_down(table, "orc")
+    error = refused(table, {"type": "stand-up", "combatant_id": "orc"}, actor=ORC)
+    assert error.code == "turn/not-your-turn"
+
+
+def test_a_dived_defender_pays_the_stand_up_point_on_its_next_turn():
+    table = fight(orc={"str_mod": 5})
+    table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
+    )
+    table.send({"type": "end-turn"})
+    end_turns_until(table, "mage")
+    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
+    table.send({"type": "end-turn"})
+    while state(table).pending_spell is None:
+        table.send({"type": "end-turn"})
+    table.send(
+        {"type": "reflex-save", "combatant_id": "orc", "cover_feet": 10},
+        dice=[2, 1, 1, 1, 1, 1, 1],
+    )
+    end_turns_until(table, "orc")
+    offered = [a.type for a in RULESET.legal_actions(state(table), ORC) if a.type != "roll"]
+    assert offered[0] == "stand-up" and "step" not in offered
+    before = points(table)
+    table.send({"type": "stand-up", "combatant_id": "orc"}, actor=ORC)
+    assert points(table) == before - 1
+    offered = [a.type for a in RULESET.legal_actions(state(table), ORC)]
+    assert "stand-up" not in offered and "step" in offered
+
+
+def test_knocked_prone_with_no_point_to_stand_the_turn_ends_though_a_free_attack_was_left():
+    # The orc wears no armor: an attack on it costs nothing (§5.3), so a normal opportunity
+    # keeps the mage's turn going with no points left, until the mage is knocked down.
+    table = fight()
+    bottom = state(table).field.columns[0][0].text  # type: ignore[union-attr]
+    table.send({"type": "remove-card", "combatant_id": "mage", "card": bottom}, actor=MAGE)
+    spend = {"type": "other-action", "combatant_id": "mage", "description": "x", "cost": 0}
+    table.send({**spend, "cost": points(table)})
+    turn = state(table).turn
+    assert turn is not None and turn.combatant_id == "mage" and turn.normal + turn.critical >= 1
+    envelopes = table.send(
+        {"type": "apply-condition", "combatant_id": "mage", "condition": "prone"}
+    )
+    ended = next(e for e in envelopes if e.type == "turn-ended")
+    assert ended.data["combatant_id"] == "mage" and ended.data["reason"] == "out-of-points"
+
+
+# --- hide_enemy_health: the damage of attacks on other sides ------------------------------------
+
+# The fresh deck's first column is all spades: removing its bottom card clears it, a critical.
+TWO_D6 = {"normal_damage": "2d6", "critical_damage": "2d6"}
+
+
+def test_with_enemy_health_hidden_a_player_sees_a_hit_on_the_enemy_but_not_its_damage():
+    table = fight(mage=TWO_D6, options={"hide_enemy_health": True})
+    bottom = state(table).field.columns[0][0].text  # type: ignore[union-attr]
+    table.send({"type": "remove-card", "combatant_id": "mage", "card": bottom}, actor=MAGE)
+    envelopes = table.send(
+        {"type": "execute-attack", "combatant_id": "mage", "target": "orc", "critical": True},
+        actor=MAGE,
+        dice=[5, 3],
+    )
+    attack = next(e for e in envelopes if e.type == "attack-executed")
+    assert attack.data["damage"] == 8 and attack.data["registered"] is True
+    assert [r["purpose"] for r in attack.rolls] == ["damage (critical): Mage on Orc"] * 2
+    mage_view = RULESET.redact_event(attack, MAGE, state(table))
+    assert mage_view is not None
+    assert mage_view["data"]["damage"] is None and mage_view["data"]["registered"] is True
+    assert mage_view["rolls"] == []
+    names = {"mage": "Mage", "orc": "Orc"}.get
+    assert RULESET.narrate("attack-executed", mage_view["data"], names) == (
+        "Mage's critical attack on Orc gets through."
+    )
+    for viewer in (ORC, GM):
+        seen = RULESET.redact_event(attack, viewer, state(table))
+        assert seen is not None and seen["data"]["damage"] == 8 and len(seen["rolls"]) == 2
+    adjusted = next(e for e in envelopes if e.type == "resource-adjusted")
+    assert RULESET.redact_event(adjusted, MAGE, state(table)) is None
+
+
+def test_with_enemy_health_hidden_a_spells_damage_is_hidden_from_the_casters_side():
+    table = fight(options={"hide_enemy_health": True})
+    envelopes = table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "bolt", "target": "orc"},
+        actor=MAGE,
+        dice=[4, 2],
+    )
+    effect = next(e for e in envelopes if e.type == "spell-took-effect")
+    assert effect.data["damage"] == 6
+    mage_view = RULESET.redact_event(effect, MAGE, state(table))
+    assert mage_view is not None and mage_view["data"]["damage"] is None
+    assert mage_view["rolls"] == []
+    orc_view = RULESET.redact_event(effect, ORC, state(table))
+    assert orc_view is not None and orc_view["data"]["damage"] == 6
+
+
+def test_without_hidden_health_every_player_sees_the_damage():
+    table = fight(mage=TWO_D6)
+    bottom = state(table).field.columns[0][0].text  # type: ignore[union-attr]
+    table.send({"type": "remove-card", "combatant_id": "mage", "card": bottom}, actor=MAGE)
+    envelopes = table.send(
+        {"type": "execute-attack", "combatant_id": "mage", "target": "orc", "critical": True},
+        actor=MAGE,
+        dice=[5, 3],
+    )
+    attack = next(e for e in envelopes if e.type == "attack-executed")
+    seen = RULESET.redact_event(attack, MAGE, state(table))
+    assert seen is not None and seen["data"]["damage"] == 8 and len(seen["rolls"]) == 2
