@@ -201,11 +201,10 @@ async def test_command_input_has_one_member_per_ruleset(gql):
 
 
 async def test_a_repeated_document_is_validated_once(gql):
-    # strawberry's shared validation LRU (the one ValidationCache(maxsize=256) uses): a
-    # second identical document must hit it, or every command pays a full validation.
-    from strawberry.extensions.validation_cache import _get_validate_cache
+    # The schema's validation LRU: a second identical document must hit it, or every
+    # command pays a full validation.
+    from service.api.graphql.schema import validated as cache
 
-    cache = _get_validate_cache(256)
     query = "{ rulesets { name title } }"
     await gql.data(query)
     before = cache.cache_info()
@@ -492,3 +491,14 @@ async def test_too_many_tokens_are_refused(gql):
     body = await gql.run("{ " + "rulesets { name } " * (MAX_TOKENS // 4 + 1) + "}")
 
     assert body["data"] is None and "token" in body["errors"][0]["message"].lower()
+
+
+async def test_a_command_naming_two_rulesets_is_refused_before_any_resolver_runs(gql):
+    body = await gql.run(
+        'mutation { submitCommand(encounterId: "e", command: '
+        "{freeform: {endEncounter: {}}, fiftyTwo: {endTurn: {}}}) { __typename } }"
+    )
+
+    assert body["data"] is None
+    (error,) = body["errors"]
+    assert "exactly one" in error["message"] and "path" not in error

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from service.api.graphql.commands import build_command_input
+from service.api.graphql.commands import ChosenCommand, build_command_input
 from service.api.graphql.pydantic_types import TypeFactory, to_payload
 from service.api.models import CreateEncounter, MintToken
 from service.domain.ruleset import invalid
@@ -17,6 +18,12 @@ _inputs = TypeFactory("input", lambda model: f"{model.__name__}Input")
 CommandInputType, RULESET_INPUTS = build_command_input(_inputs)
 CreateEncounterInputType: Any = _inputs.build(CreateEncounter)
 MintTokenInputType: Any = _inputs.build(MintToken)
+
+
+def chosen_command(value: Mapping[str, Any]) -> ChosenCommand:
+    """A `CommandInput` as graphql-core coerced it, taken as strawberry takes it."""
+    chosen: ChosenCommand = CommandInputType.__strawberry_definition__.from_input(None, value, None)
+    return chosen
 
 
 def parse(model: type[M], value: Any, what: str) -> M:
