@@ -62,6 +62,20 @@ def end_turns_until(table: Table, who: str) -> None:
     raise AssertionError(f"{who}'s turn never came")
 
 
+def fireball_waits_for_the_orcs_save(table: Table) -> None:
+    """The mage casts its two-round fireball at the orc; at the start of round 3 it waits
+    for the orc's Reflex save (§8)."""
+    table.send(
+        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
+    )
+    table.send({"type": "end-turn"})
+    end_turns_until(table, "mage")
+    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
+    table.send({"type": "end-turn"})
+    while state(table).pending_spell is None:
+        table.send({"type": "end-turn"})
+
+
 def test_the_first_five_foot_step_is_free_and_the_next_costs_one_point():
     table = fight()
     before = points(table)
@@ -141,15 +155,7 @@ def test_a_two_round_spell_lands_before_the_casters_next_action():
 
 def test_a_successful_reflex_save_halves_the_damage_and_costs_two_points_this_round():
     table = fight()
-    table.send(
-        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
-    )
-    table.send({"type": "end-turn"})
-    end_turns_until(table, "mage")
-    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
-    table.send({"type": "end-turn"})
-    while state(table).pending_spell is None:
-        table.send({"type": "end-turn"})
+    fireball_waits_for_the_orcs_save(table)
     orc_turns_before = state(table).round
     envelopes = table.send(
         {"type": "reflex-save", "combatant_id": "orc", "attempt": True},
@@ -169,15 +175,7 @@ def test_a_successful_reflex_save_halves_the_damage_and_costs_two_points_this_ro
 
 def test_a_dive_to_cover_leaves_the_defender_prone_and_takes_a_point_off():
     table = fight()
-    table.send(
-        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
-    )
-    table.send({"type": "end-turn"})
-    end_turns_until(table, "mage")
-    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
-    table.send({"type": "end-turn"})
-    while state(table).pending_spell is None:
-        table.send({"type": "end-turn"})
+    fireball_waits_for_the_orcs_save(table)
     with pytest.raises(RuleViolation) as caught:
         # STR +2: 5 + 2 = 7, at least 10 feet (§8.3).
         table.send({"type": "reflex-save", "combatant_id": "orc", "cover_feet": 15}, dice=[2])
@@ -305,15 +303,7 @@ def test_standing_up_is_only_on_the_combatants_own_turn():
 
 def test_a_dived_defender_pays_the_stand_up_point_on_its_next_turn():
     table = fight(orc={"str_mod": 5})
-    table.send(
-        {"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"}, actor=MAGE
-    )
-    table.send({"type": "end-turn"})
-    end_turns_until(table, "mage")
-    table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball"}, actor=MAGE)
-    table.send({"type": "end-turn"})
-    while state(table).pending_spell is None:
-        table.send({"type": "end-turn"})
+    fireball_waits_for_the_orcs_save(table)
     table.send(
         {"type": "reflex-save", "combatant_id": "orc", "cover_feet": 10},
         dice=[2, 1, 1, 1, 1, 1, 1],
