@@ -133,6 +133,24 @@ def redact_event(
     return envelope.to_dict()
 
 
+def hide_damage(
+    shown: dict[str, Any], viewer: Actor | None, state: EncounterState, damage_purpose: str
+) -> dict[str, Any]:
+    """With `hide_enemy_health`, an attack on another side shows that it hit, not the
+    damage: neither the number (`damage` becomes null) nor the rolls whose purpose starts
+    with `damage_purpose`."""
+    target = state.table.combatants.get(str(shown["data"].get("target")))
+    if target is None or not health_hidden(state, target, viewer):
+        return shown
+    return {
+        **shown,
+        "data": {**shown["data"], "damage": None},
+        "rolls": [
+            r for r in shown["rolls"] if not str(r.get("purpose")).startswith(damage_purpose)
+        ],
+    }
+
+
 def redact_state(state: EncounterState, viewer: Actor | None) -> dict[str, Any]:
     """The full ruleset state as JSON, less what this viewer may not see."""
     dumped: dict[str, Any] = state.model_dump(mode="json")

@@ -44,6 +44,8 @@ ActionName = Literal[
     "charge",
     "disarm",
     "grapple",
+    "break-free",
+    "release",
 ]
 
 # d20-action-points Action Points: "Each character has 5 action points in a round".
@@ -94,6 +96,10 @@ _ACTIONS = (
     Action("charge", "a charge", "full-round", SPECIAL_MOVES),
     Action("disarm", "a disarm attempt", "standard", SPECIAL_MOVES),
     Action("grapple", "a grapple", "standard", SPECIAL_MOVES),
+    # Grapple: "The only action a GRAPPLED monster / character can do as their next action is
+    # to try and break the grapple" (interpretation: a standard action, like the grapple).
+    Action("break-free", "breaking free", "standard", SPECIAL_MOVES),
+    Action("release", "letting go", "free", SPECIAL_MOVES),
 )
 ACTIONS: Mapping[ActionName, Action] = MappingProxyType({a.name: a for a in _ACTIONS})
 

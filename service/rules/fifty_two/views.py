@@ -10,7 +10,7 @@ from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.legal import common_actions
 from service.domain.narration import Names
-from service.domain.redaction import health_hidden, redact_event, redact_state
+from service.domain.redaction import hide_damage, redact_event, redact_state
 from service.domain.views import ActionOption
 from service.rules.fifty_two import armor, card_actions, layout
 from service.rules.fifty_two.cards import Card, parse_card
@@ -37,7 +37,7 @@ def sealed(state: FiftyTwoState) -> bool:
 def redact(envelope: Envelope, viewer: Actor | None, state: FiftyTwoState) -> dict[str, Any] | None:
     shown = redact_event(envelope, viewer, state, frozenset({"resource-adjusted"}))
     if shown is not None and envelope.type in DAMAGE_EVENTS:
-        shown = _damage_hidden(shown, viewer, state)
+        shown = hide_damage(shown, viewer, state, f"{DAMAGE_ROLL} (")
     if shown is None or viewer is None or viewer.role == "system" or not sealed(state):
         return shown
     if envelope.type in SEALED_EVENTS:
@@ -52,22 +52,6 @@ def redact(envelope: Envelope, viewer: Actor | None, state: FiftyTwoState) -> di
         }
     shown["rolls"] = [r for r in shown["rolls"] if r.get("purpose") not in SHUFFLES]
     return shown
-
-
-def _damage_hidden(
-    shown: dict[str, Any], viewer: Actor | None, state: FiftyTwoState
-) -> dict[str, Any]:
-    """With `hide_enemy_health`, an attack on another side shows that it hit and whether it
-    registered, not the damage: neither the number nor the dice that made it."""
-    target = state.table.combatants.get(str(shown["data"].get("target")))
-    if target is None or not health_hidden(state, target, viewer):
-        return shown
-    purposes = f"{DAMAGE_ROLL} ("
-    return {
-        **shown,
-        "data": {**shown["data"], "damage": None},
-        "rolls": [r for r in shown["rolls"] if not str(r.get("purpose")).startswith(purposes)],
-    }
 
 
 def redacted_state(state: FiftyTwoState, viewer: Actor | None) -> dict[str, Any]:

@@ -56,6 +56,8 @@ def test_every_action_the_seed_names_has_a_cost() -> None:
         pytest.param("charge", "full-round", 5, id="charge!: 5"),
         pytest.param("disarm", "standard", 3, id="disarm: 3"),
         pytest.param("grapple", "standard", 3, id="grapple: 3"),
+        pytest.param("break-free", "standard", 3, id="breaking a grapple: 3"),
+        pytest.param("release", "free", 0, id="letting a grapple go: free"),
     ],
 )
 def test_the_action_point_table(action: ActionName, category: Category, cost: int) -> None:

@@ -1,0 +1,173 @@
+"""Deciding d20-action-points commands, and what follows by itself once the table is quiet:
+queued choices and reactions open their windows one at a time, closed windows resolve, and
+the round moves on to the next turn or the next round."""
+
+from __future__ import annotations
+
+from service.domain.clocks import ClockExpired
+from service.domain.common import EncounterStarted
+from service.domain.context import DecideContext
+from service.domain.errors import RuleViolation
+from service.domain.messages import Command, Event
+from service.domain.reactions import ReactionWindowClosed
+from service.rules.d20_action_points import actions, combat, turns
+from service.rules.d20_action_points.commands import (
+    Attack,
+    BeginCombat,
+    BreakFree,
+    CastSpell,
+    Charge,
+    ChooseApproach,
+    Crawl,
+    Declare,
+    Delay,
+    Disarm,
+    DropItem,
+    DropProne,
+    EndTurn,
+    EquipItem,
+    FullAttack,
+    GiftPoint,
+    Grapple,
+    Move,
+    Ready,
+    RecordMonsterReaction,
+    Release,
+    ResolveEvasion,
+    RollInitiative,
+    RuleNegotiation,
+    SetEnvironment,
+    SetMarchingOrder,
+    SpendHeroicPoint,
+    StandUp,
+    SurpriseCheck,
+    Talk,
+    Throw,
+    TriggerReadied,
+)
+from service.rules.d20_action_points.evolve import evolve
+from service.rules.d20_action_points.state import D20State
+
+
+class Run:
+    """Events decided so far and the state they lead to; a closed window resolves at once."""
+
+    def __init__(self, state: D20State, ctx: DecideContext) -> None:
+        self.state, self.ctx, self.events = state, ctx, list[Event]()
+
+    def emit(self, events: list[Event]) -> None:
+        for event in events:
+            self.state = evolve(self.state, event)
+            self.events.append(event)
+            if isinstance(event, ReactionWindowClosed) and self.state.phase != "ended":
+                self.emit(combat.resolve(self.state, event, self.ctx))
+
+    def settle(self) -> list[Event]:
+        """One window at a time: the queue first, then the round moves on by itself."""
+        while self.state.phase == "acting" and not self.state.table.open_windows():
+            state = self.state
+            if state.pending:
+                self.emit(combat.open_next(state, state.pending[0], self.ctx))
+                continue
+            step = turns.next_turn(state, self.ctx)
+            if not step:
+                break
+            self.emit(step)
+        return self.events
+
+
+def decide_own(state: D20State, command: Command, ctx: DecideContext) -> list[Event]:
+    if state.phase == "ended":
+        raise RuleViolation("encounter/ended", "the encounter has ended")
+    if state.phase == "setup" and not isinstance(command, SetMarchingOrder | SetEnvironment):
+        raise RuleViolation("encounter/not-started", "start the encounter first (start-encounter)")
+    run = Run(state, ctx)
+    run.emit(_decide(state, command, ctx))
+    return run.settle()
+
+
+def _decide(state: D20State, command: Command, ctx: DecideContext) -> list[Event]:
+    match command:
+        case SetMarchingOrder():
+            return turns.set_marching_order(state, command, ctx)
+        case SetEnvironment():
+            return actions.set_environment(state, command, ctx)
+        case SurpriseCheck():
+            return turns.surprise_check(state, command.monster, ctx)
+        case RecordMonsterReaction():
+            return turns.record_monster_reaction(state, command, ctx)
+        case ChooseApproach():
+            return turns.choose_approach(state, command, ctx)
+        case ResolveEvasion():
+            return turns.resolve_evasion(state, command.outcome, ctx)
+        case RuleNegotiation():
+            return turns.rule_negotiation(state, command, ctx)
+        case BeginCombat():
+            ctx.require_gm("begin the combat")
+            return turns.begin_combat(state, ctx)
+        case Declare():
+            return turns.declare(state, command, ctx)
+        case RollInitiative():
+            return turns.roll_initiative(state, ctx)
+        case EndTurn():
+            return turns.end_turn(state, command.combatant_id, ctx)
+        case Delay():
+            return turns.delay(state, command.combatant_id, command.until, ctx)
+        case GiftPoint():
+            return turns.gift_point(state, command.combatant_id, command.to, ctx)
+        case SpendHeroicPoint():
+            return turns.spend_heroic_point(state, command.combatant_id, ctx)
+        case Move():
+            return actions.move(state, command, ctx)
+        case Crawl():
+            return actions.crawl(state, command.combatant_id, command.to, ctx)
+        case StandUp():
+            return actions.stand_up(state, command.combatant_id, ctx)
+        case DropProne():
+            return actions.drop_prone(state, command.combatant_id, ctx)
+        case DropItem():
+            return actions.drop_item(state, command.combatant_id, command.weapon, ctx)
+        case EquipItem():
+            return actions.equip_item(state, command, ctx)
+        case Talk():
+            return actions.talk(state, command.combatant_id, command.text, ctx)
+        case Attack():
+            return actions.attack(state, command, ctx)
+        case Throw():
+            return actions.throw_object(state, command, ctx)
+        case FullAttack():
+            return actions.full_attack(state, command, ctx)
+        case CastSpell():
+            return actions.cast_spell(state, command, ctx)
+        case Ready():
+            return actions.ready(state, command, ctx)
+        case TriggerReadied():
+            return actions.trigger_readied(state, command.combatant_id, command.target, ctx)
+        case Charge():
+            return actions.charge(state, command, ctx)
+        case Disarm():
+            return actions.disarm(state, command.combatant_id, command.target, ctx)
+        case Grapple():
+            return actions.grapple(state, command.combatant_id, command.target, ctx)
+        case BreakFree():
+            return actions.break_free(state, command.combatant_id, ctx)
+        case Release():
+            return actions.release(state, command.combatant_id, ctx)
+    raise RuleViolation("command/unknown", f"d20-action-points does not know '{command}'")
+
+
+def follow_up(
+    state: D20State, command: Command, events: list[Event], ctx: DecideContext
+) -> list[Event]:
+    """After shared commands: closed windows resolve, a turn clock's expiry, and whatever
+    the round does next (a combatant the GM downs or removes ends its turn)."""
+    run = Run(state, ctx)
+    for event in events:
+        match event:
+            case EncounterStarted():
+                pass
+            case ReactionWindowClosed() if run.state.phase != "ended":
+                run.emit(combat.resolve(run.state, event, ctx))
+            case ClockExpired(clock_id=turns.TURN_CLOCK) if run.state.phase == "acting":
+                run.emit(turns.timed_out(run.state))
+    return run.settle()
