@@ -199,6 +199,7 @@ def strike(
     backstab: bool = False,
     advantage: bool = False,
     reaction: str | None = None,
+    pounds: int | None = None,
 ) -> list[Event]:
     """One attack roll and its damage: d20 + ability + weapon + range + circumstances
     against AC, a tie hits (Melee Attack, Ranged Attacks); damage rolled once, bonuses
@@ -209,7 +210,11 @@ def strike(
     _check_target(attacker, target, reaction)
     stats = stats_of(attacker)
     reach: Reach = "melee" if weapon.kind == "melee" else "ranged"
-    penalty = check_reach(state, attacker, target, weapon, feet)
+    if pounds is None:
+        penalty = check_reach(state, attacker, target, weapon, feet)
+    else:
+        distance_feet = feet_between(state, attacker, target, feet)
+        penalty = attacks.throw_penalty(distance_feet, stats.strength, pounds)
     multiplier = _backstab(attacker, target, weapon, stats) if backstab else None
     ability = stats.strength if reach == "melee" else stats.dexterity
     around = vision(state, attacker, target)
@@ -219,13 +224,16 @@ def strike(
     edge = attacks.attack_edge(around)
     edge = attacks.net_edge(advantage or backstab or edge == "advantage", edge == "disadvantage")
     ac, _ = armor_class(state, target, reach)
-    purpose = f"{attacker.name} attacks {target.name} ({weapon.name})"
+    verb = "attacks" if pounds is None else "throws at"
+    purpose = f"{attacker.name} {verb} {target.name} ({weapon.name})"
     first = ctx.die(20, purpose=purpose)
     second = ctx.die(20, purpose=f"{purpose}, {edge}") if edge != "normal" else None
     natural = attacks.kept_die(first, second, edge)
     roll = attacks.attack(natural, modifier, ac)
     damage = 0
-    if roll.hit:
+    if roll.hit and pounds is not None:
+        damage = attacks.damage(attacks.thrown_damage(pounds), 0, roll.critical_hit)
+    elif roll.hit:
         rolled = ctx.roll(weapon.damage, purpose=f"damage: {weapon.name} on {target.name}").total
         if multiplier is not None:
             rolled *= multiplier
@@ -235,7 +243,7 @@ def strike(
         attacker=attacker_id,
         target=target_id,
         weapon=weapon.name,
-        how=weapon.kind,
+        how=weapon.kind if pounds is None else "object",
         dice=(first,) if second is None else (first, second),
         natural=natural,
         modifier=modifier,
@@ -271,43 +279,8 @@ def throw(
 ) -> list[Event]:
     """Throwing an object (Ranged Attacks): 20 feet + STR bonus - 1 foot a pound, 1 damage a
     pound, no STR to damage; DEX to hit as every ranged attack."""
-    attacker = state.table.combatant(attacker_id)
-    target = state.table.combatant(target_id)
-    _check_target(attacker, target, None)
-    stats = stats_of(attacker)
-    distance_feet = feet_between(state, attacker, target, feet)
-    attacks.throw_penalty(distance_feet, stats.strength, pounds)
-    around = vision(state, attacker, target)
-    modifier = stats.dexterity + attacks.attack_modifier("ranged", around)
-    edge = attacks.attack_edge(around)
-    ac, _ = armor_class(state, target, "ranged")
-    purpose = f"{attacker.name} throws {what} at {target.name}"
-    first = ctx.die(20, purpose=purpose)
-    second = ctx.die(20, purpose=f"{purpose}, {edge}") if edge != "normal" else None
-    natural = attacks.kept_die(first, second, edge)
-    roll = attacks.attack(natural, modifier, ac)
-    damage = attacks.damage(attacks.thrown_damage(pounds), 0, roll.critical_hit) if roll.hit else 0
-    rolled = AttackRolled(
-        attacker=attacker_id,
-        target=target_id,
-        weapon=what,
-        how="object",
-        dice=(first,) if second is None else (first, second),
-        natural=natural,
-        modifier=modifier,
-        total=roll.total,
-        ac=ac,
-        edge=edge,
-        hit=roll.hit,
-        critical_hit=roll.critical_hit,
-        critical_fail=roll.critical_fail,
-        damage=damage,
-        feet=distance_feet,
-    )
-    events: list[Event] = [rolled]
-    if roll.hit:
-        events += hurt(evolve(state, rolled), target_id, damage, ctx, what, roll.critical_hit)
-    return events
+    thing = Weapon(name=what, kind="thrown", damage="1", range=CELL_FEET)
+    return strike(state, attacker_id, target_id, thing, ctx, feet=feet, pounds=pounds)
 
 
 def _check_target(attacker: Combatant, target: Combatant, reaction: str | None) -> None:

@@ -10,6 +10,7 @@ from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.reactions import ReactionWindowClosed
+from service.domain.settling import Settle
 from service.rules.d20_action_points import actions, combat, turns
 from service.rules.d20_action_points.commands import (
     Attack,
@@ -49,31 +50,21 @@ from service.rules.d20_action_points.evolve import evolve
 from service.rules.d20_action_points.state import D20State
 
 
-class Run:
-    """Events decided so far and the state they lead to; a closed window resolves at once."""
+class Run(Settle[D20State]):
+    def evolve(self, state: D20State, event: Event) -> D20State:
+        return evolve(state, event)
 
-    def __init__(self, state: D20State, ctx: DecideContext) -> None:
-        self.state, self.ctx, self.events = state, ctx, list[Event]()
+    def resolve(self, state: D20State, closed: ReactionWindowClosed) -> list[Event]:
+        return combat.resolve(state, closed, self.ctx)
 
-    def emit(self, events: list[Event]) -> None:
-        for event in events:
-            self.state = evolve(self.state, event)
-            self.events.append(event)
-            if isinstance(event, ReactionWindowClosed) and self.state.phase != "ended":
-                self.emit(combat.resolve(self.state, event, self.ctx))
+    def active(self, state: D20State) -> bool:
+        return state.phase == "acting"
 
-    def settle(self) -> list[Event]:
-        """One window at a time: the queue first, then the round moves on by itself."""
-        while self.state.phase == "acting" and not self.state.table.open_windows():
-            state = self.state
-            if state.pending:
-                self.emit(combat.open_next(state, state.pending[0], self.ctx))
-                continue
-            step = turns.next_turn(state, self.ctx)
-            if not step:
-                break
-            self.emit(step)
-        return self.events
+    def open_next(self, state: D20State) -> list[Event] | None:
+        return combat.open_next(state, state.pending[0], self.ctx) if state.pending else None
+
+    def next_step(self, state: D20State) -> list[Event]:
+        return turns.next_turn(state, self.ctx)
 
 
 def decide_own(state: D20State, command: Command, ctx: DecideContext) -> list[Event]:

@@ -305,6 +305,8 @@ def _attack(d: dict[str, Any], n: Names) -> str:
         crit = "a critical hit" if d.get("critical_hit") else "a hit"
         stab = f", backstab x{d['backstab']}" if d.get("backstab") else ""
         outcome = f"{crit}{stab}" + (f" for {d['damage']}" if d.get("damage") is not None else "")
+    if d.get("how") == "object":
+        return f"{n(d['attacker'])} throws {d['weapon']} at {n(d['target'])}: {roll}, {outcome}."
     return (
         f"{n(d['attacker'])} attacks {n(d['target'])} with the {d['weapon']}{reaction}: "
         f"{roll}, {outcome}."

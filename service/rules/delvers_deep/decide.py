@@ -10,6 +10,7 @@ from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.reactions import ReactionWindowClosed
+from service.domain.settling import Settle
 from service.rules.delvers_deep import actions, attacks, turns
 from service.rules.delvers_deep.commands import (
     Attack,
@@ -48,31 +49,21 @@ ACTION_RULES = {
 }
 
 
-class Run:
-    """Events decided so far and the state they lead to; a closed window resolves at once."""
+class Run(Settle[DelversState]):
+    def evolve(self, state: DelversState, event: Event) -> DelversState:
+        return evolve(state, event)
 
-    def __init__(self, state: DelversState, ctx: DecideContext) -> None:
-        self.state, self.ctx, self.events = state, ctx, list[Event]()
+    def resolve(self, state: DelversState, closed: ReactionWindowClosed) -> list[Event]:
+        return attacks.resolve(state, closed, self.ctx)
 
-    def emit(self, events: list[Event]) -> None:
-        for event in events:
-            self.state = evolve(self.state, event)
-            self.events.append(event)
-            if isinstance(event, ReactionWindowClosed):
-                self.emit(attacks.resolve(self.state, event, self.ctx))
+    def active(self, state: DelversState) -> bool:
+        return state.phase == "running"
 
-    def settle(self) -> list[Event]:
-        """One window at a time: the queue first, then the order moves on by itself."""
-        while self.state.phase == "running" and not self.state.table.open_windows():
-            state = self.state
-            if state.pending:
-                self.emit(attacks.open_next(state, state.pending[0], self.ctx))
-                continue
-            step = turns.next_turn(state, self.ctx)
-            if not step:
-                break
-            self.emit(step)
-        return self.events
+    def open_next(self, state: DelversState) -> list[Event] | None:
+        return attacks.open_next(state, state.pending[0], self.ctx) if state.pending else None
+
+    def next_step(self, state: DelversState) -> list[Event]:
+        return turns.next_turn(state, self.ctx)
 
 
 def decide_own(state: DelversState, command: Command, ctx: DecideContext) -> list[Event]:
