@@ -66,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
         choices=sorted(DEMOS),
         help=(
             "freeform (default): a goblin skirmish; delvers-deep: examples/delvers-deep/; "
-            "fifty-two: the seed's opening with examples/fifty-two/"
+            "fifty-two: the seed's opening with examples/fifty-two/; "
+            "d20-action-points: examples/d20-action-points/"
         ),
     )
     export = sub.add_parser("export", help="write an encounter's events as JSONL")
@@ -206,10 +207,17 @@ async def _fifty_two_demo(engine: Engine) -> tuple[str, list[str]]:
     return await run_fifty_two_demo(engine)
 
 
+async def _d20_demo(engine: Engine) -> tuple[str, list[str]]:
+    from service.demo_d20 import run_d20_demo
+
+    return await run_d20_demo(engine)
+
+
 DEMOS: dict[str, Callable[[Engine], Awaitable[tuple[str, list[str]]]]] = {
     "freeform": _freeform_demo,
     "delvers-deep": _delvers_demo,
     "fifty-two": _fifty_two_demo,
+    "d20-action-points": _d20_demo,
 }
 
 

@@ -129,6 +129,7 @@ def evolve_own(state: D20State, event: Event) -> D20State:
                     "givers": (),
                     "heroic_used": (),
                     "delayed": {},
+                    "held": {},
                 },
             )
         case ActionDeclared():
@@ -147,6 +148,7 @@ def evolve_own(state: D20State, event: Event) -> D20State:
                     "queue": tuple(c for c in state.queue if c != cid),
                     "readied": {k: v for k, v in state.readied.items() if k != cid},
                     "delayed": {k: v for k, v in state.delayed.items() if k != cid},
+                    "held": {k: v for k, v in state.held.items() if k != cid},
                     "gifts": {k: v for k, v in state.gifts.items() if k != cid},
                 },
             )
@@ -491,6 +493,7 @@ def _delayed(state: D20State, event: TurnDelayed) -> D20State:
             "turn": None,
             "queue": tuple(queue),
             "delayed": {**state.delayed, cid: event.until},
+            "held": {**state.held, cid: state.turn} if state.turn is not None else state.held,
         },
     )
 

@@ -290,6 +290,9 @@ class D20State(EncounterState):
     givers: tuple[str, ...] = ()
     heroic_used: tuple[str, ...] = ()
     delayed: dict[str, str | None] = Field(default_factory=dict)
+    held: dict[str, Turn] = Field(
+        default_factory=dict, description="A delayed turn, points and all, until it resumes."
+    )
     readied: dict[str, Readied] = Field(default_factory=dict)
     arms: dict[str, Arms] = Field(default_factory=dict)
     ground: tuple[GroundItem, ...] = ()

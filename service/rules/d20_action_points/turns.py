@@ -397,16 +397,17 @@ def roll_initiative(state: D20State, ctx: DecideContext) -> list[Event]:
 
 
 def begin_turn(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
+    """A turn begins with 5 action points and any gifted since (or one action); a delayed
+    turn resumes with what it had when it was delayed, and the gifts made since."""
     combatant = state.table.combatants[cid]
+    held = state.held.get(cid)
+    gifts = state.gifts.get(cid, 0)
     if state.options.action_points:
-        started = TurnStarted(
-            combatant_id=cid,
-            round=state.round,
-            points=POINTS_PER_ROUND + state.gifts.get(cid, 0),
-            actions=0,
-        )
+        points = (held.points if held is not None else POINTS_PER_ROUND) + gifts
+        started = TurnStarted(combatant_id=cid, round=state.round, points=points, actions=0)
     else:
-        started = TurnStarted(combatant_id=cid, round=state.round, points=0, actions=1)
+        allowed = held.allowed if held is not None else 1
+        started = TurnStarted(combatant_id=cid, round=state.round, points=0, actions=allowed)
     events: list[Event] = [started]
     limit = state.options.turn_time_limit
     if limit is not None:
