@@ -332,6 +332,9 @@ def full_attack(state: D20State, command: FullAttack, ctx: DecideContext) -> lis
         target = command.targets[min(number, len(command.targets) - 1)]
         if now.table.combatants[target].out_of_fight:
             continue
+        arms = now.arms.get(cid)
+        if weapon is not UNARMED and (arms is None or arms.wielding != weapon.name):
+            break  # a thrown weapon has left the hand
         # Backstab: "the damage multiplier applies only to the first attack made".
         first = number == 0 and command.backstab
         made = strike(now, cid, target, weapon, ctx, feet=command.feet, backstab=first)
@@ -509,7 +512,9 @@ def _opposed(
     }
 
 
-def _foe_in_reach(state: D20State, cid: str, target_id: str, weapon_name: str | None) -> Combatant:
+def _foe_in_reach(state: D20State, cid: str, target_id: str) -> Combatant:
+    """A foe in the fight within melee reach: disarm and grapple are toe-to-toe moves, with
+    the melee weapon in hand (a reach weapon reaches farther) or bare hands."""
     me = state.table.combatant(cid)
     target = state.table.combatant(target_id)
     if target.side == me.side or target.out_of_fight:
@@ -518,7 +523,9 @@ def _foe_in_reach(state: D20State, cid: str, target_id: str, weapon_name: str | 
         )
     arms = state.arms.get(cid)
     held = arms.in_hand if arms is not None else None
-    check_reach(state, me, target, held if held is not None and weapon_name else UNARMED, None)
+    check_reach(
+        state, me, target, held if held is not None and held.kind == "melee" else UNARMED, None
+    )
     return target
 
 
@@ -526,7 +533,7 @@ def disarm(state: D20State, cid: str, target_id: str, ctx: DecideContext) -> lis
     """Disarm: opposed Strength; beaten, the defender is disarmed (into an unarmed
     disarmer's hands, else onto the ground at its feet); failing gives the defender an
     immediate attack with advantage (a reaction window)."""
-    target = _foe_in_reach(state, cid, target_id, "held")
+    target = _foe_in_reach(state, cid, target_id)
     arms = state.arms.get(target_id)
     weapon = arms.in_hand if arms is not None else None
     if weapon is None:
@@ -559,7 +566,7 @@ def grapple(state: D20State, cid: str, target_id: str, ctx: DecideContext) -> li
             f"{me.name} needs two free hands; drop the {arms.wielding} first (drop-item, free)",
             rule=SPECIAL_MOVES,
         )
-    target = _foe_in_reach(state, cid, target_id, None)
+    target = _foe_in_reach(state, cid, target_id)
     if target_id in state.grappled:
         raise RuleViolation(
             "grapple/already", f"{target.name} is already grappled", rule=SPECIAL_MOVES

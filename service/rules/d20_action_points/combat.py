@@ -443,7 +443,11 @@ def special_attack(
         max_hp = max(1, (hp.max or hp.current) - stats.hp_a_level)
         return [
             LevelDrained(
-                combatant_id=target_id, attacker=attacker, level=stats.level - 1, max_hp=max_hp
+                combatant_id=target_id,
+                attacker=attacker,
+                level=stats.level - 1,
+                max_hp=max_hp,
+                hp_per_level=stats.hp_a_level,
             )
         ]
     dc = weapon.save_dc or 10

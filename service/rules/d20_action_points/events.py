@@ -372,6 +372,7 @@ class LevelDrained(Event):
     attacker: str
     level: int
     max_hp: int
+    hp_per_level: int = Field(description="Hit points a level, kept for the next drain.")
 
 
 class PoisonSaved(Event):

@@ -199,7 +199,8 @@ def evolve_own(state: D20State, event: Event) -> D20State:
         case Moved():
             if event.path:
                 state = _combatant(state, event.combatant_id, position=event.path[-1])
-            return _triggers(_disengaged(state, event.combatant_id), event.combatant_id, "moves")
+            state = _let_go(_disengaged(state, event.combatant_id), event.combatant_id)
+            return _triggers(state, event.combatant_id, "moves")
         case StoodUp():
             return _uncondition(state, event.combatant_id, PRONE)
         case DroppedProne():
@@ -360,6 +361,10 @@ def _out_of_fight(state: D20State, cid: str) -> D20State:
             "engaged": engaged,
             "readied": {k: v for k, v in state.readied.items() if k != cid},
             "declared": {k: v for k, v in state.declared.items() if k != cid},
+            # One who is out of the fight no longer chooses to flee or surrender.
+            "pending": tuple(
+                p for p in state.pending if not (p.kind == "broken" and p.target == cid)
+            ),
         },
     )
 
@@ -468,9 +473,19 @@ def _to_ground(state: D20State, weapon: Weapon, near: str) -> D20State:
     return replace(state, {"ground": (*state.ground, item)})
 
 
+def _let_go(state: D20State, grappler: str) -> D20State:
+    """A grappler who moves away or takes a weapon in hand lets go (interpretation: a
+    grapple needs "two free hands" and closeness to last)."""
+    for held, holder in list(state.grappled.items()):
+        if holder == grappler:
+            state = _freed(state, held)
+    return state
+
+
 def _equipped(state: D20State, event: ItemEquipped) -> D20State:
     if event.weapon is None:
         return state
+    state = _let_go(state, event.combatant_id)
     if event.picked_up:
         index = next(
             (i for i, g in enumerate(state.ground) if g.weapon.name == event.weapon.name), None
@@ -515,7 +530,8 @@ def _drained(state: D20State, event: LevelDrained) -> D20State:
     combatant = state.table.combatants.get(event.combatant_id)
     if combatant is None:
         return state
-    stats = {**combatant.stats, "level": event.level}
+    # The hit points a level are the undrained stat block's: the next drain takes as many.
+    stats = {**combatant.stats, "level": event.level, "hp_per_level": event.hp_per_level}
     hp = combatant.pools.get("hp", Pool(current=0))
     pools = {**combatant.pools, "hp": Pool(current=min(hp.current, event.max_hp), max=event.max_hp)}
     return _combatant(state, event.combatant_id, stats=stats, pools=pools)

@@ -479,6 +479,12 @@ def delay(state: D20State, cid: str, until: str | None, ctx: DecideContext) -> l
     rule = action_points.ACTION_POINTS
     turn = current_turn(state, cid, ctx, rule)
     name = state.table.combatants[cid].name
+    if cid in state.grappled:
+        raise RuleViolation(
+            "grapple/must-break-free",
+            f"{name} is grappled: the only action left is to try to break free (break-free)",
+            rule=action_points.SPECIAL_MOVES,
+        )
     if turn.spent:
         raise RuleViolation(
             "delay/after-acting",
@@ -512,6 +518,10 @@ def gift_point(state: D20State, giver: str, to: str, ctx: DecideContext) -> list
         )
     if state.phase != "acting":
         raise RuleViolation("turn/not-acting", "no one is taking a turn now", rule=rule)
+    if me.out_of_fight:
+        raise RuleViolation(
+            "gift/out-of-fight", f"{me.name} is out of the fight and gifts nothing", rule=rule
+        )
     if receiver.side != me.side or receiver.out_of_fight:
         raise RuleViolation(
             "gift/not-an-ally",

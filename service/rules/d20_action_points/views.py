@@ -17,7 +17,7 @@ from service.rules.d20_action_points.combat import engaged_foes
 from service.rules.d20_action_points.state import D20State
 from service.rules.d20_action_points.turns import acts_this_round, party_sides, stats_of
 
-HEALTH_EVENTS = frozenset({"resource-adjusted"})
+HEALTH_EVENTS = frozenset({"resource-adjusted", "level-drained"})
 DAMAGE_EVENTS = frozenset({"attack-rolled", "spell-cast"})
 DAMAGE_ROLL = "damage: "
 
@@ -174,7 +174,7 @@ def turn_actions(state: D20State, cid: str) -> list[ActionOption]:
     turn = state.turn
     assert turn is not None
     out = [ActionOption(type="end-turn", label=f"End {me.name}'s turn", actor=cid)]
-    if not turn.spent and state.queue:
+    if not turn.spent and state.queue and cid not in state.grappled:
         out.append(
             ActionOption(
                 type="delay",
