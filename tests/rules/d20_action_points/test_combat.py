@@ -1333,3 +1333,19 @@ def test_with_enemy_health_hidden_a_player_does_not_learn_a_drained_monsters_hit
     assert shown is None or shown["data"].get("max_hp") is None
     as_gm = RULESET.redact_event(envelope, GM, state_of(table))
     assert as_gm is not None and as_gm["data"]["max_hp"] == 20
+
+
+def test_a_disarm_is_toe_to_toe_even_with_a_bow_in_hand():
+    table = encounter()
+    table.send({"type": "set-map", "map": {"kind": "square", "width": 10, "height": 3}})
+    pc(table, "hero", position=(0, 1), weapons=[CROSSBOW])
+    monster(table, "foe", position=(3, 1))
+    start(table)
+    initiative(table, 15, 5)
+
+    violation = refused(table, {"type": "disarm", "combatant_id": "hero", "target": "foe"})
+
+    assert violation.code == "attack/out-of-reach"
+    act(table, {"type": "move", "combatant_id": "hero", "to": [2, 1]})
+    disarm = act(table, {"type": "disarm", "combatant_id": "hero", "target": "foe"}, dice=[10, 5])
+    assert only(disarm, "disarm-rolled")[0]["success"] is True

@@ -815,3 +815,13 @@ def test_only_the_gm_or_the_system_expires_a_clock() -> None:
 
     assert error.code == "auth/gm-only"
     assert types(expire(table, 1))[0] == "clock-expired"
+
+
+def test_a_combatant_out_of_the_fight_gifts_nothing() -> None:
+    table = party()
+    end_turn(table, "hero")
+    table.send({"type": "adjust-resource", "combatant_id": "hero", "set": 0})
+
+    error = refused(table, {"type": "gift-point", "combatant_id": "hero", "to": "archer"})
+
+    assert error.code == "gift/out-of-fight"
