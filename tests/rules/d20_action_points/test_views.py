@@ -1,0 +1,156 @@
+"""What d20-action-points shows: legal actions with their action point costs, the summary's
+phase, round and who acts, and a sentence for every event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.context import GM, Actor
+from service.domain.narration import namer
+from service.domain.views import ActionOption
+from service.rules.d20_action_points import RULESET
+from service.rules.d20_action_points.events import EVENTS
+from service.rules.d20_action_points.views import NARRATION
+from tests.rules.d20_action_points.given import (
+    PLAYER,
+    act,
+    duel,
+    encounter,
+    initiative,
+    monster,
+    pc,
+    start,
+    state_of,
+)
+from tests.rules.harness import Table
+
+OBSERVER = Actor("watcher", "observer")
+
+
+def offered(table: Table, viewer: Actor = PLAYER) -> dict[str, list[ActionOption]]:
+    options: dict[str, list[ActionOption]] = {}
+    for option in RULESET.legal_actions(state_of(table), viewer):
+        options.setdefault(option.type, []).append(option)
+    return options
+
+
+def labels(table: Table, viewer: Actor = PLAYER) -> dict[str, dict[str, Any]]:
+    return {o.label: o.cost or {} for group in offered(table, viewer).values() for o in group}
+
+
+def test_the_turns_actions_are_offered_with_their_action_point_costs():
+    table = duel()
+
+    costs = labels(table)
+
+    assert costs["Move 30 feet"] == {"ap": 2}
+    assert costs["Run 60 feet"] == {"ap": 5}
+    assert costs["Attack with the longsword"] == {"ap": 3}
+    assert costs["Charge!"] == {"ap": 5}
+    assert costs["Drop prone"] == {"ap": 0}
+    assert costs["Ready an action"] == {"ap": 3}
+    assert offered(table)["attack"][0].targets == ["foe"]
+
+
+def test_an_action_the_points_left_cannot_pay_for_is_not_offered():
+    table = duel()
+    act(table, {"type": "attack", "combatant_id": "hero", "target": "foe"}, dice=[2])
+
+    costs = labels(table)
+
+    assert "Move 30 feet" in costs
+    assert "Attack with the longsword" not in costs
+    assert "Run 60 feet" not in costs
+    assert "Delay: act later this round" not in costs
+
+
+def test_without_action_points_the_cost_is_the_turns_action():
+    table = duel(action_points=False)
+
+    assert labels(table)["Attack with the longsword"] == {"action": 1}
+    assert labels(table)["Drop prone"] == {}
+    act(table, {"type": "attack", "combatant_id": "hero", "target": "foe"}, dice=[2])
+    assert "Move 30 feet" not in labels(table)
+    assert "Drop prone" in labels(table)
+
+
+def test_a_prone_combatant_is_offered_standing_and_crawling_not_moving():
+    table = duel()
+    act(table, {"type": "drop-prone", "combatant_id": "hero"})
+
+    costs = labels(table)
+
+    assert costs["Stand up"] == {"ap": 2} and costs["Crawl 5 feet"] == {"ap": 2}
+    assert "Move 30 feet" not in costs and "Charge!" not in costs
+
+
+def test_a_grappled_combatant_is_offered_only_breaking_free_and_free_actions():
+    table = encounter()
+    pc(table, "hero", weapons=[])
+    monster(table, "foe", strength=3)
+    start(table)
+    initiative(table, 5, 15)
+    act(table, {"type": "drop-item", "combatant_id": "foe"})
+    act(table, {"type": "grapple", "combatant_id": "foe", "target": "hero"}, dice=[15, 2])
+    act(table, {"type": "end-turn", "combatant_id": "foe"})
+
+    kinds = set(offered(table))
+
+    assert {"break-free", "talk", "end-turn"} <= kinds
+    assert not kinds & {"attack", "move", "charge", "delay", "ready", "cast-spell"}
+
+
+def test_players_see_only_their_own_turns_actions_and_observers_none():
+    table = encounter()
+    pc(table, "hero")
+    monster(table, "foe")
+    start(table)
+    initiative(table, 5, 15)
+
+    assert "attack" in offered(table, GM)
+    assert "attack" not in offered(table, PLAYER)
+    assert offered(table, OBSERVER) == {}
+
+
+def test_before_combat_the_gm_is_offered_the_surprise_check_and_the_party_its_approach():
+    table = encounter()
+    pc(table, "hero", wisdom=3)
+    monster(table, "foe")
+    table.send({"type": "start-encounter"})
+
+    assert "surprise-check" in offered(table, GM)
+    table.send({"type": "surprise-check"}, dice=[2])
+    assert "choose-approach" in offered(table, PLAYER)
+    assert "surprise-check" not in offered(table, GM)
+
+
+def test_the_summary_names_the_phase_the_round_and_who_acts():
+    table = duel()
+
+    summary = RULESET.summary(state_of(table), GM)
+
+    assert summary.phase == "round 1: Hero's turn"
+    assert summary.round == 1
+    assert summary.acting == ["hero"]
+    hero = next(c for c in summary.combatants if c.id == "hero")
+    assert hero.health is not None and hero.health.current == 12
+
+
+def test_every_event_of_the_ruleset_has_its_own_sentence():
+    kinds = {model.model_fields["type"].default for model in EVENTS}
+
+    assert kinds <= NARRATION.keys()
+
+
+def test_a_fight_is_narrated_one_sentence_per_event():
+    table = duel()
+    act(table, {"type": "attack", "combatant_id": "hero", "target": "foe"}, dice=[14, 5, 3])
+    names = namer(state_of(table).table.combatants)
+
+    lines = [RULESET.narrate(e.type, e.data, names) for e in table.envelopes[1:]]
+
+    assert "Hero attacks Foe with the longsword: d20 14 +2 = 16 against AC 12, a hit for 7." in (
+        lines
+    )
+    assert "Foe checks morale: d20 3 +0 = 3 against DC 20: broken!" in lines
+    assert all(line.endswith((".", "!", "\u201d")) for line in lines)
