@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 
 from service.domain.context import GM, Actor
+from service.domain.envelope import Envelope
 from service.engine import CommandRequest, Engine, Outcome
 from service.store.redis_store import EventStore
 
@@ -34,6 +35,22 @@ def run(redis_url: str, scenario: Callable[[Engine], Awaitable[T]], **engine: An
             await client.aclose()
 
     return asyncio.run(main())
+
+
+Played = tuple[list[str], list[Envelope], dict[str, dict[str, int]]]
+
+
+def play_demo(redis_url: str, demo: Callable[[Engine], Awaitable[tuple[str, list[str]]]]) -> Played:
+    """Play a scripted demo: its narration, its stored stream and every combatant's pools."""
+
+    async def scenario(engine: Engine) -> Played:
+        encounter_id, lines = await demo(engine)
+        stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
+        table = (await engine.load(encounter_id)).state.table
+        pools = {cid: c.resource_values() for cid, c in table.combatants.items()}
+        return lines, stream, pools
+
+    return run(redis_url, scenario)
 
 
 async def send(

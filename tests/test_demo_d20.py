@@ -10,10 +10,9 @@ import pytest
 
 from service.audit import audit
 from service.demo_d20 import EXAMPLES, StepRefused, load_script, run_d20_demo
-from service.domain.envelope import Envelope
 from service.rules.registry import RULESETS
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import run
+from tests.engine_helpers import Played, play_demo, run
 
 KEY_LINES = [
     pytest.param("Marching order of party: Brannoc, Wren / Tamsin, Ysolde.", id="marching order"),
@@ -63,15 +62,8 @@ KEY_LINES = [
 
 
 @pytest.fixture(scope="module")
-def fight(redis_url: str) -> tuple[list[str], list[Envelope], dict[str, dict[str, int]]]:
-    async def scenario(engine):
-        encounter_id, lines = await run_d20_demo(engine)
-        stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
-        table = (await engine.load(encounter_id)).state.table
-        pools = {cid: c.resource_values() for cid, c in table.combatants.items()}
-        return lines, stream, pools
-
-    return run(redis_url, scenario)
+def fight(redis_url: str) -> Played:
+    return play_demo(redis_url, run_d20_demo)
 
 
 def test_the_scripted_fight_audits(fight):
