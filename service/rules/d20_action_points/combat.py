@@ -87,8 +87,8 @@ def rank_of(state: D20State, cid: str) -> int | None:
     return next((number for number, rank in enumerate(live) if cid in rank), None)
 
 
-def armor_class(state: D20State, target: Combatant, reach: Reach) -> tuple[int, list[str]]:
-    """AC against this attack, and what changed it: the best cover (environment or the
+def armor_class(state: D20State, target: Combatant, reach: Reach) -> int:
+    """AC against this attack: the base, the best cover (environment or the
     marching order), prone against ranged attacks, a charge's -2."""
     around = surroundings(state, target.id)
     covers = [c for c in around if c in COVERS]
@@ -99,11 +99,9 @@ def armor_class(state: D20State, target: Combatant, reach: Reach) -> tuple[int, 
     if state.options.environment and target.has_condition("prone"):
         applied.append(attacks.PRONE)
     ac = attacks.armor_class(stats_of(target).ac, reach, applied)
-    notes = [c.name for c in applied if c.versus in (None, reach)]
     if state.charged.get(target.id, 0) >= state.round:
         ac += CHARGE_AC
-        notes.append("charging")
-    return ac, notes
+    return ac
 
 
 def vision(state: D20State, attacker: Combatant, target: Combatant) -> list[Circumstance]:
@@ -223,7 +221,7 @@ def strike(
         modifier += CHARGE_BONUS
     edge = attacks.attack_edge(around)
     edge = attacks.net_edge(advantage or backstab or edge == "advantage", edge == "disadvantage")
-    ac, _ = armor_class(state, target, reach)
+    ac = armor_class(state, target, reach)
     verb = "attacks" if pounds is None else "throws at"
     purpose = f"{attacker.name} {verb} {target.name} ({weapon.name})"
     first = ctx.die(20, purpose=purpose)

@@ -138,8 +138,10 @@ def _acting(state: D20State, viewer: Actor) -> list[ActionOption]:
             )
     for giver in (*state.acted, *([state.current] if state.current else [])):
         if viewer.controls(giver) and state.options.action_points and giver not in state.givers:
-            left = state.turn.points if giver == state.current and state.turn else 0
-            left = left if giver == state.current else state.leftover.get(giver, 0)
+            if giver == state.current:
+                left = state.turn.points if state.turn is not None else 0
+            else:
+                left = state.leftover.get(giver, 0)
             me = table.combatants[giver]
             allies = [
                 c.id
