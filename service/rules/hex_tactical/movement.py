@@ -1,0 +1,485 @@
+"""Moving on the tactical grid (hex-tactical Movement on the Tactical Grid, Moving through
+Terrain Types, Moving Past an Enemy, Terrain Effects).
+
+A move is walked one step at a time. Leaving a threatened cell for one its threatener does
+not threaten raises an attack of opportunity, and stepping toward someone with a reserved
+move sets it off: either pauses the move, which resumes once the interruption is resolved.
+Slippery and mired cells call for an Agility check on entry; a failure ends the move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+from service.domain.common import ConditionApplied, ConditionRemoved
+from service.domain.context import DecideContext
+from service.domain.errors import RuleViolation
+from service.domain.grid import Cell, distance, on_map, terrain_at
+from service.domain.messages import Event
+from service.rules.hex_tactical import base
+from service.rules.hex_tactical.combat import perform
+from service.rules.hex_tactical.commands import Move, PassEnemy, ReserveMove
+from service.rules.hex_tactical.events import (
+    ActionCut,
+    ActionResumed,
+    BrokeFree,
+    Moved,
+    MoveReserved,
+    OpportunityRaised,
+    PassAttempted,
+    ReservationTriggered,
+    StoodUp,
+)
+from service.rules.hex_tactical.evolve import evolve
+from service.rules.hex_tactical.geometry import (
+    band,
+    blocked_cells,
+    budget_of,
+    cover_against,
+    enemies,
+    feet_between,
+    fighting,
+    melee_reach,
+    occupied_cells,
+    partners,
+    path_costs,
+    reachable,
+    threateners,
+)
+from service.rules.hex_tactical.hazards import (
+    GRAPPLED,
+    PRONE,
+    STUCK,
+    end_melee,
+    entering,
+    passing_damage,
+)
+from service.rules.hex_tactical.state import HexState, Paused, Reservation, stats_of
+from service.rules.hex_tactical.turns import MOVEMENT, begin_action
+
+PAST_AN_ENEMY = "hex-tactical Moving Past an Enemy"
+TERRAIN_TYPES = "hex-tactical Moving through Terrain Types"
+TERRAIN_EFFECTS = "hex-tactical Terrain Effects"
+AOO = "hex-tactical Attacks of Opportunity"
+
+
+def _apply(state: HexState, events: Sequence[Event]) -> HexState:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def _held(state: HexState, cid: str) -> str | None:
+    combatant = state.table.combatants[cid]
+    for name in (STUCK, GRAPPLED):
+        if combatant.has_condition(name):
+            return name
+    return None
+
+
+def _stand_cost(state: HexState, cid: str, budget: int) -> int:
+    """A prone combatant stands up at the start of its move for half of it (interpretation:
+    the seed's base system is not given)."""
+    return budget // 2 if state.table.combatants[cid].has_condition(PRONE) else 0
+
+
+def plan(
+    state: HexState,
+    cid: str,
+    to: Cell,
+    budget: int,
+    path: Sequence[Cell] | None = None,
+    passing: str | None = None,
+) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
+    """The path a move takes to `to` and each step's cost: the given one, checked, or the
+    cheapest. Refuses walls, enemies' cells, cover objects, occupied ends and long ways."""
+    combatant = state.table.combatants[cid]
+    grid = state.table.map
+    if grid is None or combatant.position is None:
+        raise RuleViolation(
+            "move/no-map", "the tactical variant needs a map and a token on it", rule=MOVEMENT
+        )
+    if not on_map(grid, to):
+        raise RuleViolation("map/off-map", f"cell {to} is not on the map", rule=MOVEMENT)
+    start = combatant.position
+    if to == start:
+        raise RuleViolation("move/already-there", f"{combatant.name} already stands on {to}")
+    if terrain_at(grid, to).kind == "impassable":
+        raise RuleViolation(
+            "move/impassable",
+            f"cell {to} is impassable: crossing it takes a skill or ability the GM rules on",
+            rule=TERRAIN_TYPES,
+        )
+    if to in occupied_cells(state, cid):
+        raise RuleViolation(
+            "move/occupied",
+            f"cell {to} is taken: a move may pass allies but not end on anyone or on cover",
+            rule=PAST_AN_ENEMY,
+        )
+    if path is not None:
+        return _given_path(state, cid, start, to, list(path), budget, passing)
+    found = reachable(state, cid, start, budget, passing).get(to)
+    if found is None:
+        raise RuleViolation(
+            "move/too-far",
+            f"{combatant.name} cannot reach {to} with {budget} cells of movement past walls, "
+            "difficult ground and enemies",
+            rule=MOVEMENT,
+        )
+    cost, cells = found
+    costs = path_costs(state, cells)
+    assert costs is not None and sum(costs) == cost
+    return cells, tuple(costs)
+
+
+def _given_path(
+    state: HexState,
+    cid: str,
+    start: Cell,
+    to: Cell,
+    path: list[Cell],
+    budget: int,
+    passing: str | None,
+) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
+    name = state.table.combatants[cid].name
+    if not path or path[-1] != to:
+        raise RuleViolation("move/bad-path", "a path ends at the move's destination `to`")
+    cells = (start, *path)
+    costs = path_costs(state, cells)
+    if costs is None:
+        raise RuleViolation(
+            "move/bad-path",
+            "every step of a path crosses an edge into a passable neighbouring cell",
+            rule="hex-tactical The Tactical Grid",
+        )
+    blocked = blocked_cells(state, cid, passing)
+    if any(cell in blocked for cell in path):
+        raise RuleViolation(
+            "move/blocked",
+            "the path crosses an enemy's cell or a cover object; passing an enemy is a "
+            "maneuver the GM approves",
+            rule=PAST_AN_ENEMY,
+        )
+    if sum(costs) > budget:
+        raise RuleViolation(
+            "move/too-far",
+            f"that path costs {sum(costs)} cells of movement and {name} has {budget}",
+            rule=MOVEMENT,
+        )
+    return cells, tuple(costs)
+
+
+def move(state: HexState, command: Move, ctx: DecideContext) -> list[Event]:
+    cid = command.combatant_id
+    begun = begin_action(state, cid, "move", "move", ctx, MOVEMENT)
+    budget = budget_of(state, cid)
+    stand = _stand_cost(state, cid, budget)
+    cells, costs = plan(state, cid, command.to, budget - stand, command.path)
+    return [begun, *_set_off(evolve(state, begun), cid, cells, costs, stand, ctx)]
+
+
+def pass_enemy(state: HexState, command: PassEnemy, ctx: DecideContext) -> list[Event]:
+    """hex-tactical Moving Past an Enemy: "attempt an ability or combat maneuver to bypass
+    such an obstacle". The GM approves it by sending it; a check lets the move pass through
+    the enemy's cell, and that enemy gets no attack of opportunity (a maneuver provokes
+    none); others still may."""
+    ctx.require_gm("approve moving past an enemy")
+    cid = command.combatant_id
+    begun = begin_action(state, cid, "move", "move past an enemy", ctx, PAST_AN_ENEMY)
+    enemy = state.table.combatant(command.enemy)
+    if not enemies(state, cid, enemy.id) or not fighting(state, enemy.id):
+        raise RuleViolation(
+            "move/not-an-enemy", f"{enemy.name} is not an enemy standing in the way"
+        )
+    budget = budget_of(state, cid)
+    stand = _stand_cost(state, cid, budget)
+    cells, costs = plan(state, cid, command.to, budget - stand, passing=enemy.id)
+    state = evolve(state, begun)
+    mover = state.table.combatants[cid]
+    result = base.check(
+        ctx,
+        command.skill,
+        stats_of(mover).score(command.skill),
+        f"{mover.name} slips past {enemy.name}",
+        difficulty=command.difficulty,
+    )
+    tried = PassAttempted(combatant_id=cid, enemy=enemy.id, check=result)
+    if not result.success:
+        return [begun, tried]
+    rest = _set_off(evolve(state, tried), cid, cells, costs, stand, ctx, passing=enemy.id)
+    return [begun, tried, *rest]
+
+
+def _set_off(
+    state: HexState,
+    cid: str,
+    cells: tuple[Cell, ...],
+    costs: tuple[int, ...],
+    stand: int,
+    ctx: DecideContext,
+    passing: str | None = None,
+    reserved: bool = False,
+) -> list[Event]:
+    """Break free of mire or a grapple, stand up, then walk."""
+    events: list[Event] = []
+    held = _held(state, cid)
+    if held is not None:
+        combatant = state.table.combatants[cid]
+        result = base.check(
+            ctx,
+            "agility",
+            stats_of(combatant).agility,
+            f"{combatant.name} struggles free",
+            difficulty=state.options.stuck_difficulty,
+        )
+        events.append(BrokeFree(combatant_id=cid, held=held, check=result))
+        if not result.success:
+            return events
+        events.append(ConditionRemoved(combatant_id=cid, condition=held, gm_override=False))
+    if stand:
+        events += [
+            StoodUp(combatant_id=cid, cost=stand),
+            ConditionRemoved(combatant_id=cid, condition=PRONE, gm_override=False),
+        ]
+    after = _apply(state, events)
+    return events + walk(after, cid, cells, costs, ctx, passing=passing, reserved=reserved)
+
+
+def walk(
+    state: HexState,
+    cid: str,
+    cells: Sequence[Cell],
+    costs: Sequence[int],
+    ctx: DecideContext,
+    *,
+    cleared: bool = False,
+    reserved: bool = False,
+    passing: str | None = None,
+) -> list[Event]:
+    """Walk `cells` (from where the mover stands) step by step until the end, a pause or a
+    fall. Each stretch walked without incident is one `moved` event."""
+    walker = _Walker(state, cid, cells[0], reserved)
+    for i, (here, there) in enumerate(pairwise(cells)):
+        if not (cleared and i == 0):
+            who = tuple(t for t in threateners(walker.state, cid, here, there) if t != passing)
+            if who:
+                walker.flush()
+                stopped = Paused(
+                    action="move",
+                    combatant_id=cid,
+                    rest=tuple(cells[i + 1 :]),
+                    costs=tuple(costs[i:]),
+                    cleared=True,
+                    reserved=reserved,
+                    passing=passing,
+                )
+                walker.emit(
+                    OpportunityRaised(
+                        combatant_id=cid,
+                        threateners=who,
+                        reason="leaves",
+                        cell=here,
+                        paused=stopped,
+                    )
+                )
+                return walker.events
+        hurt = passing_damage(walker.state, cid, here, ctx)
+        if hurt:
+            walker.flush()
+            walker.emit(*hurt)
+            if not fighting(walker.state, cid):
+                return walker.events
+        walker.step(there, costs[i])
+        _break_apart(walker, there)
+        if _falls(walker, there, ctx):
+            return walker.events
+        reserver = _reservation_set_off(walker.state, cid, here, there)
+        if reserver is not None:
+            walker.flush()
+            rest = tuple(cells[i + 2 :])
+            paused: Paused | None = None
+            if rest:
+                paused = Paused(
+                    action="move",
+                    combatant_id=cid,
+                    rest=rest,
+                    costs=tuple(costs[i + 1 :]),
+                    reserved=reserved,
+                    passing=passing,
+                )
+            kind = walker.state.reservations[reserver].kind
+            walker.emit(
+                ReservationTriggered(combatant_id=reserver, mover=cid, kind=kind, paused=paused)
+            )
+            return walker.events
+    walker.flush()
+    return walker.events
+
+
+class _Walker:
+    """The events of a walk so far, the state they lead to, and the stretch not yet sent."""
+
+    def __init__(self, state: HexState, cid: str, start: Cell, reserved: bool) -> None:
+        self.state, self.cid, self.reserved = state, cid, reserved
+        self.events: list[Event] = []
+        self.stretch, self.cost = [start], 0
+
+    def emit(self, *events: Event) -> None:
+        for event in events:
+            self.state = evolve(self.state, event)
+            self.events.append(event)
+
+    def step(self, cell: Cell, cost: int) -> None:
+        self.stretch.append(cell)
+        self.cost += cost
+
+    def flush(self) -> None:
+        if len(self.stretch) > 1:
+            stretch = tuple(self.stretch)
+            self.emit(
+                Moved(combatant_id=self.cid, path=stretch, cost=self.cost, reserved=self.reserved)
+            )
+        self.stretch, self.cost = [self.stretch[-1]], 0
+
+
+def _break_apart(walker: _Walker, there: Cell) -> None:
+    """hex-tactical Melee Combat: a melee lasts "until the two move apart": past the longer
+    melee reach of the two (interpretation). The stretch ends where it happens."""
+    state, cid = walker.state, walker.cid
+    grid = state.table.map
+    assert grid is not None
+    apart = []
+    for other in partners(state, cid):
+        where = state.table.combatants[other].position
+        reach = max(melee_reach(state, cid), melee_reach(state, other))
+        if where is None or distance(grid, there, where) > reach:
+            apart.append(other)
+    if apart:
+        walker.flush()
+        for other in apart:
+            walker.emit(*end_melee(walker.state, cid, other, "moved-apart"))
+
+
+def _falls(walker: _Walker, there: Cell, ctx: DecideContext) -> bool:
+    """Slippery or mired ground: on a failed Agility check the move ends here."""
+    checks = entering(walker.state, walker.cid, there, ctx)
+    if not checks:
+        return False
+    walker.flush()
+    walker.emit(*checks)
+    return any(isinstance(event, ConditionApplied) for event in checks)
+
+
+def _reservation_set_off(state: HexState, mover: str, here: Cell, there: Cell) -> str | None:
+    """The first enemy (in initiative order) whose reserved move or overwatch this step sets
+    off: a step toward a reserved runner, or into an overwatcher's range and line of fire."""
+    grid = state.table.map
+    assert grid is not None
+    for cid in state.order:
+        reservation = state.reservations.get(cid)
+        if reservation is None or not fighting(state, cid) or not enemies(state, cid, mover):
+            continue
+        if reservation.watch and mover not in reservation.watch:
+            continue
+        where = state.table.combatants[cid].position
+        if where is None:
+            continue
+        if reservation.kind == "run":
+            if distance(grid, there, where) < distance(grid, here, where):
+                return cid
+        elif _in_sights(state, cid, reservation, mover, there):
+            return cid
+    return None
+
+
+def _in_sights(
+    state: HexState, cid: str, reservation: Reservation, mover: str, there: Cell
+) -> bool:
+    weapon = stats_of(state.table.combatants[cid]).weapon(reservation.weapon or "")
+    where = state.table.combatants[cid].position
+    if weapon is None or where is None:
+        return False
+    if band(weapon, feet_between(state, where, there)) is None:
+        return False
+    return cover_against(state, cid, mover)[0] != "total"
+
+
+def reserve_move(state: HexState, command: ReserveMove, ctx: DecideContext) -> list[Event]:
+    """hex-tactical Movement: "even reserve a movement action ('if the orc starts to move
+    toward me, I will run away')". It lasts until this combatant's next turn."""
+    cid = command.combatant_id
+    begun = begin_action(state, cid, "move", "reserve a move", ctx, MOVEMENT)
+    grid = state.table.map
+    if grid is None or state.table.combatants[cid].position is None:
+        raise RuleViolation("move/no-map", "the tactical variant needs a map and a token on it")
+    if not on_map(grid, command.to) or terrain_at(grid, command.to).kind == "impassable":
+        raise RuleViolation("map/off-map", f"{command.to} is not a cell to run to")
+    for watched in command.watch:
+        other = state.table.combatant(watched)
+        if not enemies(state, cid, watched):
+            raise RuleViolation("move/not-an-enemy", f"{other.name} is not an enemy to watch")
+    reservation = Reservation(kind="run", to=command.to, watch=tuple(command.watch))
+    return [begun, MoveReserved(combatant_id=cid, reservation=reservation)]
+
+
+def reserved_run(
+    state: HexState, cid: str, reservation: Reservation, ctx: DecideContext
+) -> list[Event]:
+    """The reserved move, set off: the cheapest way to the chosen cell, if one is left."""
+    if reservation.to is None or not fighting(state, cid):
+        return []
+    budget = budget_of(state, cid)
+    stand = _stand_cost(state, cid, budget)
+    try:
+        cells, costs = plan(state, cid, reservation.to, budget - stand)
+    except RuleViolation:
+        reason = f"finds no way to {reservation.to}"
+        return [ActionCut(combatant_id=cid, action="move", reason=reason)]
+    return _set_off(state, cid, cells, costs, stand, ctx, reserved=True)
+
+
+def resume(state: HexState, item_id: int, paused: Paused, ctx: DecideContext) -> list[Event]:
+    """Carry on with a paused action, if its doer can: a move resumes along the same path
+    while that path is still clear."""
+    cid = paused.combatant_id
+    combatant = state.table.combatants.get(cid)
+    reason = None
+    if combatant is None or not fighting(state, cid):
+        reason = "is out of the fight"
+    elif paused.action == "move":
+        reason = _cannot_go_on(state, cid, paused)
+    if reason is not None:
+        return [ActionCut(combatant_id=cid, action=paused.action, reason=reason, resolves=item_id)]
+    resumed = ActionResumed(combatant_id=cid, action=paused.action, resolves=item_id)
+    after = evolve(state, resumed)
+    if paused.action != "move":
+        return [resumed, *perform(after, paused, ctx)]
+    assert combatant is not None and combatant.position is not None
+    cells = (combatant.position, *paused.rest)
+    rest = walk(
+        after,
+        cid,
+        cells,
+        paused.costs,
+        ctx,
+        cleared=paused.cleared,
+        reserved=paused.reserved,
+        passing=paused.passing,
+    )
+    return [resumed, *rest]
+
+
+def _cannot_go_on(state: HexState, cid: str, paused: Paused) -> str | None:
+    combatant = state.table.combatants[cid]
+    for condition in (PRONE, STUCK, GRAPPLED):
+        if combatant.has_condition(condition):
+            return f"is {condition}"
+    if not paused.rest:
+        return None
+    blocked = blocked_cells(state, cid, paused.passing)
+    if any(cell in blocked for cell in paused.rest):
+        return "finds the way blocked"
+    if paused.rest[-1] in occupied_cells(state, cid):
+        return "finds the destination taken"
+    return None
