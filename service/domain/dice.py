@@ -597,6 +597,17 @@ def parse(expression: str) -> Expr:
 # --- Evaluation ---------------------------------------------------------------------------
 
 
+def checked(expression: str) -> str:
+    """The expression itself once it parses: a validator for dice in stat blocks (a
+    `DiceError` is a `ValueError`, so pydantic reports it as the field's problem)."""
+    parse(expression)
+    return expression
+
+
+def checked_optional(expression: str | None) -> str | None:
+    return None if expression is None else checked(expression)
+
+
 @dataclass(frozen=True, slots=True)
 class DieRoll:
     sides: int

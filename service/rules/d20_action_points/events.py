@@ -10,9 +10,9 @@ from pydantic import Field
 
 from service.domain.grid import Cell
 from service.domain.messages import Event
+from service.domain.table import Frozen
 from service.rules.d20_action_points.state import (
     CircumstanceName,
-    Frozen,
     Readied,
     Surprise,
     Weapon,

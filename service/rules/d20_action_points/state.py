@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
 from service.domain.grid import Cell
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
+from service.domain.table import Frozen
 
 Kind = Literal["pc", "monster"]
 WeaponKind = Literal["melee", "ranged", "thrown"]
@@ -31,16 +32,6 @@ CircumstanceName = Literal[
 ]
 CIRCUMSTANCES: tuple[CircumstanceName, ...] = get_args(CircumstanceName)
 ABILITY = Field(default=0, ge=-5, le=10)
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def _dice_text(text: str | None) -> str | None:
-    if text is not None:
-        dice.parse(text)  # a DiceError is a ValueError: the stat block is refused
-    return text
 
 
 class Weapon(Frozen):
@@ -66,13 +57,12 @@ class Weapon(Frozen):
     @field_validator("damage")
     @classmethod
     def _valid_damage(cls, value: str) -> str:
-        _dice_text(value)
-        return value
+        return dice.checked(value)
 
     @field_validator("poison")
     @classmethod
     def _valid_poison(cls, value: str | None) -> str | None:
-        return _dice_text(value)
+        return dice.checked_optional(value)
 
     @model_validator(mode="after")
     def _ranges(self) -> Weapon:
@@ -107,7 +97,7 @@ class SpellEntry(Frozen):
     @field_validator("damage")
     @classmethod
     def _valid_damage(cls, value: str | None) -> str | None:
-        return _dice_text(value)
+        return dice.checked_optional(value)
 
     @property
     def cost(self) -> int:

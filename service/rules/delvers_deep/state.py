@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
+from service.domain.table import Frozen
 
 PoolName = Literal["fort", "ref", "will"]
 POOLS: tuple[PoolName, ...] = ("fort", "ref", "will")
@@ -19,15 +20,6 @@ SPEED = {"small": 3, "medium": 4, "large": 5}
 DODGEABLE = frozenset({"ATTACK", "PROJECTILE"})
 # A 1 always fails (interpretation): no improvement takes a check below 2+.
 BEST_DC = 2
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def _damage_text(text: str) -> str:
-    dice.parse(text)  # a DiceError is a ValueError: the stat block is refused
-    return text
 
 
 class Weapon(Frozen):
@@ -53,7 +45,7 @@ class Weapon(Frozen):
     @field_validator("damage")
     @classmethod
     def _valid_damage(cls, value: str) -> str:
-        return _damage_text(value)
+        return dice.checked(value)
 
 
 class Spell(Frozen):
@@ -66,7 +58,7 @@ class Spell(Frozen):
     @field_validator("damage")
     @classmethod
     def _valid_damage(cls, value: str | None) -> str | None:
-        return None if value is None else _damage_text(value)
+        return dice.checked_optional(value)
 
 
 class DelversStats(Frozen):

@@ -6,8 +6,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     TypeAdapter,
     ValidationError,
@@ -19,6 +17,7 @@ from service.domain import dice
 from service.domain.errors import RuleViolation
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
+from service.domain.table import Frozen
 from service.rules.fifty_two.layout import Battlefield
 
 ALLIES = "allies"
@@ -39,15 +38,6 @@ ArmorType = Literal[
 ]
 Size = Literal["small", "medium", "large"]
 Phase = Literal["setup", "surprise", "columns", "deal", "surprise-cards", "running", "ended"]
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def _dice_text(text: str) -> str:
-    dice.parse(text)  # a DiceError is a ValueError: the stat block is refused
-    return text
 
 
 class Weapon(Frozen):
@@ -71,7 +61,7 @@ class Spell(Frozen):
     @field_validator("damage")
     @classmethod
     def _valid_damage(cls, value: str | None) -> str | None:
-        return None if value is None else _dice_text(value)
+        return dice.checked_optional(value)
 
 
 class FiftyTwoStats(Frozen):
@@ -129,7 +119,7 @@ class FiftyTwoStats(Frozen):
     @field_validator("normal_damage", "critical_damage")
     @classmethod
     def _valid_damage(cls, value: str) -> str:
-        return _dice_text(value)
+        return dice.checked(value)
 
     @model_validator(mode="before")
     @classmethod
@@ -203,7 +193,7 @@ class FiftyTwoOptions(EncounterOptions):
     @field_validator("initiative_die")
     @classmethod
     def _a_dice_expression(cls, expression: str) -> str:
-        return _dice_text(expression)
+        return dice.checked(expression)
 
 
 class Rank(Frozen):

@@ -139,6 +139,12 @@ def follow_up(
     for event in events:
         match event:
             case EncounterStarted():
+                if run.state.table.map is None:
+                    raise RuleViolation(
+                        "encounter/no-map",
+                        "tactical combat is played on a map: set one with set-map first",
+                        rule="hex-tactical The Tactical Grid",
+                    )
                 run.emit(turns.begin(run.state, ctx))
             case CombatantAdded() if run.state.round > 0 and run.state.phase == "running":
                 run.emit(turns.join(run.state, event.combatant_id, ctx))

@@ -116,11 +116,27 @@ def threatened_cells(state: HexState) -> dict[str, list[Cell]]:
 def threateners(
     state: HexState, target: str, cell: Cell, leaving_to: Cell | None = None
 ) -> tuple[str, ...]:
-    """Enemies of `target` threatening `cell`; with `leaving_to`, only those that do not
-    also threaten that cell (each threatener judges its own cells: interpretation)."""
+    """Enemies of `target` (standing on `cell`) that threaten it there; with `leaving_to`,
+    those whose threat the step from `cell` to `leaving_to` leaves (each threatener judges
+    its own cells: interpretation).
+
+    A threatener in melee with the target threatens the target wherever it stands, so the
+    step leaves its threat only when it breaks the melee: past the longer melee reach of the
+    two (interpretation of "they always threaten the other characters in melee with them")."""
+    grid = state.table.map
     found = []
     for cid in state.order or sorted(state.table.combatants):
         if cid not in state.table.combatants or not enemies(state, cid, target):
+            continue
+        if target in partners(state, cid) and fighting(state, cid) and grid is not None:
+            where = position(state, cid)
+            reach = max(melee_reach(state, cid), melee_reach(state, target))
+            held = wielded(state, cid)
+            armed = held is not None and held.kind == "melee"
+            if not armed or where is None:
+                continue
+            if leaving_to is None or distance(grid, leaving_to, where) > reach:
+                found.append(cid)
             continue
         cells = threatens(state, cid)
         if cell in cells and (leaving_to is None or leaving_to not in cells):
@@ -160,7 +176,7 @@ def between(grid: GridMap, a: Cell, b: Cell) -> list[Cell]:
 
 
 def cover_against(
-    state: HexState, shooter: str, target: str
+    state: HexState, shooter: str, target: str, target_at: Cell | None = None
 ) -> tuple[CoverKind | None, Cell | None]:
     """The cover a ranged attack from `shooter` must pass, and the cell that gives it.
 
@@ -168,9 +184,10 @@ def cover_against(
     passes through its cell; total cover when the target stands next to it. A total-cover
     object anywhere on the line also stops the shot (interpretation: no shot passes through a
     truck). Taking cover makes the partial cover total; a target standing `elevation_step`
-    feet or more above the shooter has partial cover with the `cover` elevation option."""
+    feet or more above the shooter has partial cover with the `cover` elevation option.
+    `target_at` judges the target on another cell (a moving target, for overwatch)."""
     grid = state.table.map
-    here, there = position(state, shooter), position(state, target)
+    here, there = position(state, shooter), target_at or position(state, target)
     if grid is None or here is None or there is None:
         return None, None
     found: tuple[CoverKind | None, Cell | None] = (None, None)

@@ -402,7 +402,7 @@ def _in_sights(
         return False
     if band(weapon, feet_between(state, where, there)) is None:
         return False
-    return cover_against(state, cid, mover)[0] != "total"
+    return cover_against(state, cid, mover, there)[0] != "total"
 
 
 def reserve_move(state: HexState, command: ReserveMove, ctx: DecideContext) -> list[Event]:

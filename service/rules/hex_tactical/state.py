@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
 from service.domain.grid import Cell
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
-from service.domain.table import Combatant
+from service.domain.table import Combatant, Frozen
 from service.rules.hex_tactical.base import Difficulty
 
 WeaponKind = Literal["melee", "ranged"]
@@ -23,15 +23,6 @@ SCORE = Field(default=50, ge=0, le=100)
 # Traits the rules read (hex-tactical Attacks of Opportunity: "a trait that allows" a
 # maneuver as an attack of opportunity).
 MANEUVER_OPPORTUNIST = "maneuver-opportunist"
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def _dice_text(text: str) -> str:
-    dice.parse(text)  # a DiceError is a ValueError: the stat block is refused
-    return text
 
 
 class Weapon(Frozen):
@@ -52,7 +43,7 @@ class Weapon(Frozen):
     @field_validator("damage")
     @classmethod
     def _valid_damage(cls, value: str) -> str:
-        return _dice_text(value)
+        return dice.checked(value)
 
     @field_validator("range")
     @classmethod
