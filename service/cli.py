@@ -67,7 +67,8 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "freeform (default): a goblin skirmish; delvers-deep: examples/delvers-deep/; "
             "fifty-two: the seed's opening with examples/fifty-two/; "
-            "d20-action-points: examples/d20-action-points/"
+            "d20-action-points: examples/d20-action-points/; "
+            "hex-tactical: examples/hex-tactical/, drawn as an ASCII hex map"
         ),
     )
     export = sub.add_parser("export", help="write an encounter's events as JSONL")
@@ -213,11 +214,18 @@ async def _d20_demo(engine: Engine) -> tuple[str, list[str]]:
     return await run_d20_demo(engine)
 
 
+async def _hex_demo(engine: Engine) -> tuple[str, list[str]]:
+    from service.demo_hex import run_hex_demo
+
+    return await run_hex_demo(engine)
+
+
 DEMOS: dict[str, Callable[[Engine], Awaitable[tuple[str, list[str]]]]] = {
     "freeform": _freeform_demo,
     "delvers-deep": _delvers_demo,
     "fifty-two": _fifty_two_demo,
     "d20-action-points": _d20_demo,
+    "hex-tactical": _hex_demo,
 }
 
 

@@ -270,6 +270,15 @@ def _check(d: dict[str, Any]) -> str:
     return f"{c['roll']} vs {c['target']}{extra}: {word}"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _a(noun: str, capital: bool = False) -> str:
+    article = "an" if noun[:1].lower() in "aeiou" else "a"
+    return f"{article.capitalize() if capital else article} {noun}"
+
+
 def _cells(path: list[dict[str, int]]) -> str:
     return f"({path[-1]['x']}, {path[-1]['y']})"
 
@@ -295,7 +304,7 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "turn-ended": lambda d, n: f"{n(d['combatant_id'])}'s turn ends ({d['reason']}).",
     "moved": lambda d, n: (
         f"{n(d['combatant_id'])} {'runs' if d['reserved'] else 'moves'} "
-        f"{len(d['path']) - 1} cells to {_cells(d['path'])} (cost {d['cost']})."
+        f"{_count(len(d['path']) - 1, 'cell')} to {_cells(d['path'])} (cost {d['cost']})."
     ),
     "terrain-checked": lambda d, n: (
         f"{n(d['combatant_id'])} crosses {d['terrain']} ground: {_check(d)}."
@@ -351,7 +360,7 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
         + ("; it is destroyed." if d["destroyed"] else f"; durability {d['durability']}.")
     ),
     "cover-placed": lambda d, n: (
-        f"A {d['cover']['name']} ({d['cover']['kind']} cover) stands at "
+        f"{_a(d['cover']['name'], capital=True)} ({d['cover']['kind']} cover) stands at "
         f"({d['cover']['cell']['x']}, {d['cover']['cell']['y']})."
     ),
     "cover-removed": lambda d, n: f"The cover at ({d['cell']['x']}, {d['cell']['y']}) is gone.",
