@@ -3,6 +3,7 @@ effects of hex-tactical Terrain Effects (slippery, mired, damaging cells)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from service.domain.common import CombatantDowned, ConditionApplied, ConditionRemoved
@@ -135,9 +136,12 @@ def _terrain_damage(
     return [hurt_event, *_lose_hp(state, cid, rolled, f"{kind} terrain damage")]
 
 
-def passing_damage(state: HexState, cid: str, cell: Cell, ctx: DecideContext) -> list[Event]:
-    """Leaving a damaging cell entered this turn: its passing dice (interpretation)."""
-    if cell not in state.turn.entered or state.current != cid:
+def passing_damage(
+    state: HexState, cid: str, cell: Cell, ctx: DecideContext, walking: Sequence[Cell] = ()
+) -> list[Event]:
+    """Leaving a damaging cell entered this turn (earlier, or on the stretch being walked,
+    `walking`): its passing dice (interpretation)."""
+    if state.current != cid or (cell not in state.turn.entered and cell not in walking):
         return []
     return _terrain_damage(state, cid, cell, "passing", ctx)
 

@@ -284,7 +284,7 @@ def walk(
                     )
                 )
                 return walker.events
-        hurt = passing_damage(walker.state, cid, here, ctx)
+        hurt = passing_damage(walker.state, cid, here, ctx, walker.stretch[1:])
         if hurt:
             walker.flush()
             walker.emit(*hurt)
