@@ -12,7 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from service.domain.common import MoveToken
 from service.domain.context import Actor, DecideContext
+from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.ruleset import RulesetBase
@@ -35,6 +37,18 @@ class HexTactical(RulesetBase[HexState]):
     commands = COMMANDS
     events = EVENTS
     health_events = frozenset({"resource-adjusted", "damage-dealt", "terrain-damaged"})
+
+    def decide(self, state: HexState, command: Command, ctx: DecideContext) -> list[Event]:
+        if isinstance(command, MoveToken) and not ctx.actor.is_gm:
+            # hex-tactical Movement on the Tactical Grid: a move spends an action and may
+            # provoke; the shared move-token stays the GM's correction.
+            raise RuleViolation(
+                "move/use-move",
+                "on the tactical grid players move with `move`, which spends a move action and "
+                "may provoke attacks of opportunity; move-token is for the GM",
+                rule="hex-tactical Movement on the Tactical Grid",
+            )
+        return super().decide(state, command, ctx)
 
     def decide_own(self, state: HexState, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)

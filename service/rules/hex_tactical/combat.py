@@ -468,7 +468,8 @@ def open_opportunity(state: HexState, item: Pending, ctx: DecideContext) -> list
             continue
         options = ["attack"]
         if MANEUVER_OPPORTUNIST in stats_of(state.table.combatants[cid]).traits:
-            options += list(MANEUVERS)
+            armed = wielded(state, item.target) is not None
+            options += [m for m in MANEUVERS if m != "disarm" or armed]
         eligible[cid] = tuple(options)
     trigger = {"kind": "opportunity-attack", "reason": item.reason}
     return _window(state, item, trigger, eligible, ctx)
@@ -503,6 +504,17 @@ def resolve_opportunity(
             state = evolve(state, event)
         events += made
     return events
+
+
+def _seize(state: HexState, cid: str, target: str, option: str, ctx: DecideContext) -> list[Event]:
+    """The attack an opportunity allows, if it can still be made: what was offered at the
+    window may have gone out of reach since (a policy answers before anyone looks)."""
+    try:
+        if option in MANEUVERS:
+            return maneuver_roll(state, cid, target, option, ctx, opportunity=True)
+        return strike(state, cid, target, wielded(state, cid) or UNARMED, ctx, opportunity=True)
+    except RuleViolation:
+        return []
 
 
 # --- reserved moves and overwatch -----------------------------------------------------------
@@ -675,6 +687,13 @@ def target_object(
 def use_skill(state: HexState, command: UseSkill, ctx: DecideContext) -> list[Event]:
     cid = command.combatant_id
     begun = begin_action(state, cid, "other", f"use {command.skill}", ctx, OFFENSIVE)
+    if not command.provokes and not ctx.actor.is_gm:
+        raise RuleViolation(
+            "skill/provokes-ruling",
+            "offensive uses of skills provoke attacks of opportunity unless a ruling or trait "
+            "says otherwise: only the GM sends `provokes: false`",
+            rule=OFFENSIVE,
+        )
     if command.target is not None:
         state.table.combatant(command.target)
     paused = Paused(

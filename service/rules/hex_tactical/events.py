@@ -160,7 +160,7 @@ class MeleeJoined(Event):
 class MeleeEnded(Event):
     type: Literal["melee-ended"] = "melee-ended"
     combatants: tuple[str, str]
-    reason: Literal["moved-apart", "out-of-fight", "surrendered", "removed"]
+    reason: Literal["moved-apart", "out-of-fight", "surrendered"]
 
 
 class Defended(Event):

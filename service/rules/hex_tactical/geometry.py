@@ -98,8 +98,12 @@ def threatens(state: HexState, cid: str) -> frozenset[Cell]:
     if not fighting(state, cid):
         return frozenset()
     if in_melee(state, cid):
+        # Only a partner its own weapon reaches: a sword does not threaten a pike's wielder
+        # two cells off, though the two are in melee.
         cells = (position(state, other) for other in partners(state, cid))
-        return frozenset(c for c in cells if c is not None)
+        return frozenset(
+            c for c in cells if c is not None and distance(grid, here, c) <= weapon.reach
+        )
     return frozenset(c for c in cells_within(grid, here, weapon.reach) if c != here)
 
 
@@ -132,8 +136,9 @@ def threateners(
             where = position(state, cid)
             reach = max(melee_reach(state, cid), melee_reach(state, target))
             held = wielded(state, cid)
-            armed = held is not None and held.kind == "melee"
-            if not armed or where is None:
+            if held is None or held.kind != "melee" or where is None:
+                continue
+            if distance(grid, cell, where) > held.reach:
                 continue
             if leaving_to is None or distance(grid, leaving_to, where) > reach:
                 found.append(cid)

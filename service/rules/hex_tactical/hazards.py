@@ -23,7 +23,7 @@ from service.rules.hex_tactical.state import HexState, stats_of
 
 TERRAIN = "hex-tactical Terrain Effects"
 PRONE, STUCK, GRAPPLED = "prone", "stuck", "grappled"
-EndReason = Literal["moved-apart", "out-of-fight", "surrendered", "removed"]
+EndReason = Literal["moved-apart", "out-of-fight", "surrendered"]
 
 
 def _lose_hp(state: HexState, cid: str, amount: int, reason: str) -> list[Event]:

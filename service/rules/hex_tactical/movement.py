@@ -237,6 +237,8 @@ def _set_off(
         if not result.success:
             return events
         events.append(ConditionRemoved(combatant_id=cid, condition=held, gm_override=False))
+        if _held(_apply(state, events), cid) is not None:
+            return events  # stuck and grappled: one check frees one; the move is spent
     if stand:
         events += [
             StoodUp(combatant_id=cid, cost=stand),

@@ -29,6 +29,7 @@ from service.rules.hex_tactical.geometry import (
     position,
     reachable,
     threatened_cells,
+    threateners,
     threatens,
     wielded,
 )
@@ -209,9 +210,14 @@ def attack_targets(state: HexState, cid: str, weapon: Weapon) -> list[dict[str, 
             entry |= {
                 "band": shot,
                 "cover": cover,
-                "banes": shot + (cover == "partial"),
+                "banes": shot
+                + (cover == "partial")
+                + (into and state.options.into_melee == "bane"),
                 "in_melee": into,
-                "can_dodge": not in_melee(state, other) and cid not in state.unaware.get(other, ()),
+                # A shot at an adjacent target puts the two in melee before it can dodge.
+                "can_dodge": not in_melee(state, other)
+                and feet > state.options.cell_feet
+                and cid not in state.unaware.get(other, ()),
             }
         out.append(entry)
     return out
@@ -226,15 +232,16 @@ def move_overlay(state: HexState, cid: str) -> dict[str, Any]:
     budget = budget_of(state, cid)
     if state.table.combatants[cid].has_condition(PRONE):
         budget -= budget // 2
-    foes = [c for c in state.table.combatants if enemies(state, c, cid) and fighting(state, c)]
-    zones = {c: threatens(state, c) for c in foes}
     cells = []
+    steps: dict[tuple[Cell, Cell], tuple[str, ...]] = {}
     for cell, (cost, path) in reachable(state, cid, here, budget).items():
         if cell == here:
             continue
-        provokes = sorted(
-            {c for c in foes for a, b in pairwise(path) if a in zones[c] and b not in zones[c]}
-        )
+        # A hint: judged from where everyone stands now, step by step along the path.
+        for step in pairwise(path):
+            if step not in steps:
+                steps[step] = threateners(state, cid, *step)
+        provokes = sorted({t for step in pairwise(path) for t in steps[step]})
         hazards = sorted({tag for step in path[1:] for tag in _hazards(state, step)})
         cells.append(
             {"cell": cell.model_dump(), "cost": cost, "provokes": provokes, "hazards": hazards}
