@@ -495,11 +495,7 @@ def resolve_opportunity(
         )
         made: list[Event] = [OpportunityChecked(combatant_id=cid, target=target, check=result)]
         if result.success:
-            if option in MANEUVERS:
-                made += maneuver_roll(state, cid, target, option, ctx, opportunity=True)
-            else:
-                weapon = wielded(state, cid) or UNARMED
-                made += strike(state, cid, target, weapon, ctx, opportunity=True)
+            made += _seize(state, cid, target, option, ctx)
         for event in made:
             state = evolve(state, event)
         events += made
