@@ -50,6 +50,7 @@ from service.rules.hex_tactical.geometry import (
     MELEE,
     RANGED,
     band,
+    between,
     cover_against,
     cover_at,
     cover_cells_next_to,
@@ -78,7 +79,7 @@ from service.rules.hex_tactical.state import (
     cell_key,
     stats_of,
 )
-from service.rules.hex_tactical.turns import acting, begin_action
+from service.rules.hex_tactical.turns import ActionKind, acting, begin_action
 
 ATTACKING = "hex-tactical Attacking"
 OFFENSIVE = "hex-tactical Offensive Use of Skills, Traits, and Abilities"
@@ -91,7 +92,7 @@ MANEUVER_SKILL: dict[Maneuver, str] = {"grapple": "athletics", "trip": "athletic
 """The skill each maneuver rolls; a disarm rolls the wielded weapon's skill (interpretation)."""
 
 
-def _weapon(state: HexState, cid: str, name: str | None) -> Weapon:
+def _weapon(state: HexState, cid: str, name: str | None, picking_up: bool = False) -> Weapon:
     if name is None:
         return wielded(state, cid) or UNARMED
     combatant = state.table.combatants[cid]
@@ -101,6 +102,12 @@ def _weapon(state: HexState, cid: str, name: str | None) -> Weapon:
             return UNARMED
         raise RuleViolation(
             "attack/unknown-weapon", f"{combatant.name} has no weapon '{name}'", rule=ATTACKING
+        )
+    if name in state.dropped.get(cid, ()) and not picking_up:
+        raise RuleViolation(
+            "attack/weapon-dropped",
+            f"{combatant.name}'s {name} was knocked away: picking it up (wield) takes an action",
+            rule=OFFENSIVE,
         )
     return weapon
 
@@ -316,7 +323,8 @@ def maneuver_roll(
         raise RuleViolation(
             "maneuver/nothing-to-disarm", f"{victim.name} holds no weapon", rule=OFFENSIVE
         )
-    skill = MANEUVER_SKILL.get(kind) or (weapon.skill_name if weapon is not None else "unarmed")
+    melee = weapon if weapon is not None and weapon.kind == "melee" else None
+    skill = MANEUVER_SKILL.get(kind) or (melee.skill_name if melee is not None else "unarmed")
     attacker = state.table.combatants[cid]
     result = base.check(
         ctx,
@@ -572,7 +580,9 @@ def overwatch(
 def take_cover(state: HexState, cid: str, ctx: DecideContext) -> list[Event]:
     """hex-tactical Cover: next to partial cover with an action left, a successful Dodge
     makes it total cover until the start of this combatant's next turn."""
-    begun = begin_action(state, cid, "other", "take cover", ctx, COVER)
+    # "has an action left": the other action, or else the second move (interpretation).
+    kind: ActionKind = "move" if state.turn.other else "other"
+    begun = begin_action(state, cid, kind, "take cover", ctx, COVER)
     here = position(state, cid)
     cells = cover_cells_next_to(state, here, "partial") if here is not None else []
     combatant = state.table.combatants[cid]
@@ -647,6 +657,13 @@ def target_object(
         if shot is None:
             raise RuleViolation(
                 "attack/out-of-range", f"the {cover.name} is out of range", rule=OBJECT
+            )
+        if any(cover_at(state, c) == "total" for c in between(grid, here, cell)):
+            raise RuleViolation(
+                "attack/total-cover",
+                f"total cover stands between {state.table.combatants[cid].name} and the "
+                f"{cover.name}",
+                rule=OBJECT,
             )
         banes = shot
     attacker = state.table.combatants[cid]
@@ -765,9 +782,11 @@ def perform(state: HexState, paused: Paused, ctx: DecideContext) -> list[Event]:
 
 
 def wield(state: HexState, cid: str, name: str | None, ctx: DecideContext) -> list[Event]:
+    """Taking a weapon in hand is free on one's turn; picking up one a disarm knocked away
+    takes the turn's other action (interpretation: the seed's base system is not given)."""
     acting(state, cid, ctx, ATTACKING)
     if name is not None:
-        weapon = _weapon(state, cid, name)
+        weapon = _weapon(state, cid, name, picking_up=True)
         if weapon is UNARMED:
             name = None
     if state.wielding.get(cid) == name:
@@ -775,6 +794,9 @@ def wield(state: HexState, cid: str, name: str | None, ctx: DecideContext) -> li
         raise RuleViolation(
             "wield/already", f"{state.table.combatants[cid].name} already holds {what}"
         )
+    if name in state.dropped.get(cid, ()):
+        begun = begin_action(state, cid, "other", f"pick up the {name}", ctx, OFFENSIVE)
+        return [begun, Wielded(combatant_id=cid, weapon=name)]
     return [Wielded(combatant_id=cid, weapon=name)]
 
 

@@ -120,6 +120,8 @@ def evolve_own(state: HexState, event: Event) -> HexState:
             return replace(state, {"turn": replace(turn, changes)})
         case Moved():
             state = _place(state, event)
+            # Taking cover holds while one stays put: a move gives it up (interpretation).
+            state = replace(state, {"taking_cover": _drop(state.taking_cover, event.combatant_id)})
             if event.reserved:
                 state = replace(
                     state, {"reservations": _drop(state.reservations, event.combatant_id)}
@@ -165,9 +167,7 @@ def evolve_own(state: HexState, event: Event) -> HexState:
         case ActionResumed() | ActionCut() | Defended() | DamageDealt() | ManeuverLanded():
             return _settled(state, event.resolves)
         case Wielded():
-            return replace(
-                state, {"wielding": {**state.wielding, event.combatant_id: event.weapon}}
-            )
+            return _wielded(state, event)
         case CoverPlaced():
             placed = cell_key(event.cover.cell)
             return replace(state, {"cover": {**state.cover, placed: event.cover}})
@@ -197,6 +197,23 @@ def evolve_own(state: HexState, event: Event) -> HexState:
 
 def _drop(mapping: Mapping[str, V], key: str) -> dict[str, V]:
     return {k: v for k, v in mapping.items() if k != key}
+
+
+def _wielded(state: HexState, event: Wielded) -> HexState:
+    cid = event.combatant_id
+    dropped = state.dropped.get(cid, ())
+    held = state.wielding.get(cid)
+    if event.dropped and held is not None:
+        dropped = (*dropped, held)
+    elif event.weapon in dropped:
+        dropped = tuple(w for w in dropped if w != event.weapon)
+    return replace(
+        state,
+        {
+            "wielding": {**state.wielding, cid: event.weapon},
+            "dropped": {**state.dropped, cid: dropped},
+        },
+    )
 
 
 def _struck(state: HexState, event: ObjectStruck) -> HexState:
@@ -255,6 +272,7 @@ def _without(state: HexState, gone: str) -> HexState:
             "initiative": _drop(state.initiative, gone),
             "acted": tuple(c for c in state.acted if c != gone),
             "wielding": _drop(state.wielding, gone),
+            "dropped": _drop(state.dropped, gone),
             "melee": tuple(p for p in state.melee if gone not in p),
             "taking_cover": _drop(state.taking_cover, gone),
             "unaware": {

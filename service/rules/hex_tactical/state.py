@@ -245,6 +245,9 @@ class HexState(EncounterState):
     current: str | None = None
     turn: Turn = Field(default_factory=Turn)
     wielding: dict[str, str | None] = Field(default_factory=dict)
+    dropped: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="Weapons disarmed out of each combatant's hands."
+    )
     melee: tuple[tuple[str, str], ...] = Field(default=(), description="Pairs in melee.")
     cover: dict[str, CoverObject] = Field(
         default_factory=dict, description="Cover objects by 'x,y'."

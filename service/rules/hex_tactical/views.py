@@ -87,9 +87,15 @@ def _gm_actions(state: HexState) -> list[ActionOption]:
 def turn_actions(state: HexState, cid: str) -> list[ActionOption]:
     combatant = state.table.combatants[cid]
     stats = stats_of(combatant)
-    out = [ActionOption(type="end-turn", label=f"End {combatant.name}'s turn", actor=cid)]
+    out = [
+        ActionOption(type="end-turn", label=f"End {combatant.name}'s turn", actor=cid),
+        ActionOption(type="surrender", label=f"{combatant.name} surrenders", actor=cid),
+    ]
     held = state.wielding.get(cid)
+    dropped = state.dropped.get(cid, ())
     for weapon in stats.weapons:
+        if weapon.name in dropped and (state.turn.other or state.turn.actions >= 2):
+            continue
         if weapon.name != held:
             out.append(
                 ActionOption(
@@ -162,7 +168,9 @@ def turn_actions(state: HexState, cid: str) -> list[ActionOption]:
 
 def _weapons(state: HexState, cid: str) -> list[Weapon]:
     held = wielded(state, cid)
-    rest = [w for w in stats_of(state.table.combatants[cid]).weapons if w != held]
+    dropped = state.dropped.get(cid, ())
+    weapons = stats_of(state.table.combatants[cid]).weapons
+    rest = [w for w in weapons if w != held and w.name not in dropped]
     return [held or UNARMED, *rest]
 
 
@@ -291,13 +299,18 @@ def _cells(path: list[dict[str, int]]) -> str:
 
 
 def _attack(d: dict[str, Any], n: Names) -> str:
-    what = d["maneuver"] or f"the {d['weapon']}"
     how = " (attack of opportunity)" if d["opportunity"] else ""
     how = " (overwatch)" if d["overwatch"] else how
     band_text = "" if d.get("band") is None else f", band {d['band']}"
+    if d["maneuver"]:
+        result = "it works" if d["hit"] else "it fails"
+        return (
+            f"{n(d['attacker'])} tries to {d['maneuver']} {n(d['target'])}{how}: "
+            f"{_check(d)}; {result}."
+        )
     result = "hits" if d["hit"] else "misses"
     return (
-        f"{n(d['attacker'])} tries {what} on {n(d['target'])}{how}{band_text}: "
+        f"{n(d['attacker'])} tries the {d['weapon']} on {n(d['target'])}{how}{band_text}: "
         f"{_check(d)}; {result}."
     )
 
@@ -376,7 +389,11 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     ),
     "wielded": lambda d, n: (
         f"{n(d['combatant_id'])} "
-        + ("drops the weapon." if d["dropped"] else f"wields {d['weapon'] or 'nothing'}.")
+        + (
+            "is disarmed."
+            if d["dropped"]
+            else (f"wields the {d['weapon']}." if d["weapon"] else "puts the weapon away.")
+        )
     ),
     "move-reserved": lambda d, n: (
         f"{n(d['combatant_id'])} "
@@ -394,6 +411,6 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "action-cut": lambda d, n: f"{n(d['combatant_id'])} {d['reason']}; the {d['action']} ends.",
     "surrendered": lambda d, n: f"{n(d['combatant_id'])} surrenders.",
     "check-called": lambda d, n: (
-        f"{n(d['combatant_id'])} makes a {d['check']['skill']} check: {_check(d)}."
+        f"{n(d['combatant_id'])} makes {_a(d['check']['skill'])} check: {_check(d)}."
     ),
 }
