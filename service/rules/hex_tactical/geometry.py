@@ -5,7 +5,7 @@ go (hex-tactical The Tactical Grid, Terrain and Obstacles, Cover, Melee, Ranged 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import pairwise
 
 from service.domain.grid import (
@@ -118,7 +118,11 @@ def threatened_cells(state: HexState) -> dict[str, list[Cell]]:
 
 
 def threateners(
-    state: HexState, target: str, cell: Cell, leaving_to: Cell | None = None
+    state: HexState,
+    target: str,
+    cell: Cell,
+    leaving_to: Cell | None = None,
+    zones: Mapping[str, frozenset[Cell]] | None = None,
 ) -> tuple[str, ...]:
     """Enemies of `target` (standing on `cell`) that threaten it there; with `leaving_to`,
     those whose threat the step from `cell` to `leaving_to` leaves (each threatener judges
@@ -126,7 +130,8 @@ def threateners(
 
     A threatener in melee with the target threatens the target wherever it stands, so the
     step leaves its threat only when it breaks the melee: past the longer melee reach of the
-    two (interpretation of "they always threaten the other characters in melee with them")."""
+    two (interpretation of "they always threaten the other characters in melee with them").
+    `zones` may hold `threatens` already worked out for each combatant."""
     grid = state.table.map
     found = []
     for cid in state.order or sorted(state.table.combatants):
@@ -143,7 +148,7 @@ def threateners(
             if leaving_to is None or distance(grid, leaving_to, where) > reach:
                 found.append(cid)
             continue
-        cells = threatens(state, cid)
+        cells = zones[cid] if zones is not None else threatens(state, cid)
         if cell in cells and (leaving_to is None or leaving_to not in cells):
             found.append(cid)
     return tuple(found)

@@ -242,13 +242,14 @@ def move_overlay(state: HexState, cid: str) -> dict[str, Any]:
         budget -= budget // 2
     cells = []
     steps: dict[tuple[Cell, Cell], tuple[str, ...]] = {}
+    zones = {c: threatens(state, c) for c in state.table.combatants}
     for cell, (cost, path) in reachable(state, cid, here, budget).items():
         if cell == here:
             continue
         # A hint: judged from where everyone stands now, step by step along the path.
         for step in pairwise(path):
             if step not in steps:
-                steps[step] = threateners(state, cid, *step)
+                steps[step] = threateners(state, cid, *step, zones=zones)
         provokes = sorted({t for step in pairwise(path) for t in steps[step]})
         hazards = sorted({tag for step in path[1:] for tag in _hazards(state, step)})
         cells.append(
