@@ -89,7 +89,8 @@ OBJECT = "hex-tactical Cover (Target Inanimate Object)"
 UNARMED = Weapon(name="unarmed", kind="melee", skill="unarmed", damage="1d3")
 """Fists: a melee attack (hex-tactical Melee Combat) that threatens no cells."""
 MANEUVER_SKILL: dict[Maneuver, str] = {"grapple": "athletics", "trip": "athletics"}
-"""The skill each maneuver rolls; a disarm rolls the wielded weapon's skill (interpretation)."""
+"""The skill each maneuver rolls; a disarm rolls the wielded melee weapon's skill, or
+`unarmed` with no melee weapon in hand (interpretation)."""
 
 
 def _weapon(state: HexState, cid: str, name: str | None, picking_up: bool = False) -> Weapon:
@@ -543,8 +544,8 @@ def resolve_overwatch(
     if not closed.reactions or not fighting(state, shooter) or not fighting(state, mover):
         return []
     reservation = Reservation.model_validate(closed.trigger["reservation"])
-    weapon = _weapon(state, shooter, reservation.weapon)
     try:
+        weapon = _weapon(state, shooter, reservation.weapon)
         return [
             *_wield(state, shooter, weapon),
             *strike(state, shooter, mover, weapon, ctx, overwatch=True),

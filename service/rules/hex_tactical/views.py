@@ -112,6 +112,10 @@ def turn_actions(state: HexState, cid: str) -> list[ActionOption]:
         )
     )
     out.append(ActionOption(type="reserve-move", label="Reserve a move", actor=cid, cost=action))
+    here = position(state, cid)
+    if here is not None and cover_cells_next_to(state, here, "partial"):
+        # hex-tactical Cover: "and has an action left": any action (combat.take_cover).
+        out.append(ActionOption(type="take-cover", label="Take cover", actor=cid, cost=action))
     if state.turn.other:
         return out
     for weapon in _weapons(state, cid):
@@ -142,9 +146,7 @@ def turn_actions(state: HexState, cid: str) -> list[ActionOption]:
                 targets=close, params={"maneuvers": ["grapple", "trip", "disarm"]},
             )
         )  # fmt: skip
-    here = position(state, cid)
-    if here is not None and cover_cells_next_to(state, here, "partial"):
-        out.append(ActionOption(type="take-cover", label="Take cover", actor=cid, cost=action))
+
     threatened = here is not None and any(
         here in threatens(state, c) for c in state.table.combatants if enemies(state, c, cid)
     )

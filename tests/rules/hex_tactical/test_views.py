@@ -288,6 +288,14 @@ def test_take_cover_and_target_object_are_offered_next_to_cover():
     assert found["target-object"][0].params["cells"] == [{"x": 2, "y": 4}]
 
 
+def test_take_cover_is_still_offered_with_the_move_left_after_an_attack():
+    table = the_mud()
+    table.send({"type": "place-cover", "cell": [2, 4], "name": "crate", "durability": 4})
+    table.send({"type": "attack", "combatant_id": "alice", "target": "bob"}, dice=[99])
+
+    assert "take-cover" in offered(table)
+
+
 def test_a_skill_or_item_in_a_threatened_cell_is_marked_as_provoking():
     found = offered(the_mud())
 
