@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
+from service.demo_delvers import load_script
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
 from service.engine import CommandRequest, Engine, Outcome
+from service.rules.registry import RULESETS
 from service.store.redis_store import EventStore
 
 T = TypeVar("T")
@@ -72,3 +76,15 @@ async def skirmish(
         await send(engine, encounter_id, {"type": "add-combatant", **combatant})
     await send(engine, encounter_id, {"type": "roll-initiative"})
     await send(engine, encounter_id, {"type": "start-encounter"})
+
+
+def check_example_stat_blocks(ruleset: str, directory: Path) -> None:
+    """A demo's script is for `ruleset` and adds every combatant it names, and every
+    stat-block file in its examples is one the ruleset accepts."""
+    model = RULESETS[ruleset].stats_model
+    script, roster = load_script(directory)
+    assert script.ruleset == ruleset
+    assert len(roster) == len(script.combatants)
+    for path in sorted(directory.glob("*.json")):
+        if path.name != "encounter.json":
+            model.model_validate(json.loads(path.read_text())["stats"])

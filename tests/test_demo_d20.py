@@ -9,10 +9,9 @@ import shutil
 import pytest
 
 from service.audit import audit
-from service.demo_d20 import EXAMPLES, StepRefused, load_script, run_d20_demo
-from service.rules.registry import RULESETS
+from service.demo_d20 import EXAMPLES, StepRefused, run_d20_demo
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import Played, play_demo, run
+from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run
 
 KEY_LINES = [
     pytest.param("Marching order of party: Brannoc, Wren / Tamsin, Ysolde.", id="marching order"),
@@ -125,13 +124,7 @@ def test_the_pools_at_the_end(fight):
 
 
 def test_every_example_stat_block_is_valid():
-    model = RULESETS["d20-action-points"].stats_model
-    script, roster = load_script()
-    assert script.ruleset == "d20-action-points"
-    assert len(roster) == len(script.combatants)
-    for path in sorted(EXAMPLES.glob("*.json")):
-        if path.name != "encounter.json":
-            model.model_validate(json.loads(path.read_text())["stats"])
+    check_example_stat_blocks("d20-action-points", EXAMPLES)
 
 
 def test_a_refused_step_says_which_step(redis_url, tmp_path):

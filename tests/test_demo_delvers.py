@@ -8,10 +8,9 @@ import shutil
 import pytest
 
 from service.audit import audit
-from service.demo_delvers import EXAMPLES, StepRefused, load_script, run_delvers_demo
-from service.rules.registry import RULESETS
+from service.demo_delvers import EXAMPLES, StepRefused, run_delvers_demo
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import Played, play_demo, run
+from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run
 
 SEED_EXAMPLES = [
     pytest.param("Daerion defends: Dodge check 3+.", id="Defend"),
@@ -76,12 +75,7 @@ def test_the_pools_at_the_end(fight):
 
 
 def test_every_example_stat_block_is_valid():
-    model = RULESETS["delvers-deep"].stats_model
-    script, roster = load_script()
-    assert len(roster) == len(script.combatants)
-    for path in sorted(EXAMPLES.glob("*.json")):
-        if path.name != "encounter.json":
-            model.model_validate(json.loads(path.read_text())["stats"])
+    check_example_stat_blocks("delvers-deep", EXAMPLES)
 
 
 def test_a_refused_step_says_which_step(redis_url, tmp_path):

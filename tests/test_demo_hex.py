@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 
 from service.audit import audit
-from service.demo_hex import EXAMPLES, StepRefused, load_script, render_map, run_hex_demo
+from service.demo_hex import EXAMPLES, StepRefused, render_map, run_hex_demo
 from service.domain.envelope import Envelope
-from service.rules.registry import RULESETS
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import Played, play_demo, run
+from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run
 from tests.rules.hex_tactical.given import add, encounter, hex_map, square_map, state_of
 
 START_MAP = (EXAMPLES / "map.txt").read_text(encoding="utf-8").rstrip("\n")
@@ -234,13 +233,7 @@ def test_the_pools_at_the_end(fight):
 
 
 def test_every_example_stat_block_is_valid():
-    model = RULESETS["hex-tactical"].stats_model
-    script, roster = load_script()
-    assert script.ruleset == "hex-tactical"
-    assert len(roster) == len(script.combatants)
-    for path in sorted(EXAMPLES.glob("*.json")):
-        if path.name != "encounter.json":
-            model.model_validate(json.loads(path.read_text())["stats"])
+    check_example_stat_blocks("hex-tactical", EXAMPLES)
 
 
 def test_a_refused_step_says_which_step(redis_url, tmp_path):
