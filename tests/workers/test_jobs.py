@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import zlib
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -81,7 +83,14 @@ def test_a_moved_deadline_never_fires_for_its_old_time(redis_url: str, encounter
         assert key_after == key and new_due != old_due
         return await fire(engine, encounter_id, key, old_due, clock=lambda: old_due)
 
-    assert scenario(redis_url, body) == "moved"
+    # A clock that moves a second per reading, so the next turn's deadline is a later time
+    # even on a machine quick enough to send both commands within one millisecond.
+    ticks = itertools.count()
+
+    def stepping_clock() -> datetime:
+        return datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=next(ticks))
+
+    assert scenario(redis_url, body, clock=stepping_clock) == "moved"
     assert of_type(redis_url, encounter_id, "clock-expired") == []
 
 
