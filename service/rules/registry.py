@@ -6,7 +6,14 @@ from typing import Any
 
 from service.domain.errors import FrayError
 from service.domain.ruleset import RulesetBase
-from service.rules import d20_action_points, delvers_deep, fifty_two, freeform, hex_tactical
+from service.rules import (
+    combat_ii,
+    d20_action_points,
+    delvers_deep,
+    fifty_two,
+    freeform,
+    hex_tactical,
+)
 
 RULESETS: dict[str, RulesetBase[Any]] = {
     freeform.RULESET.name: freeform.RULESET,
@@ -14,6 +21,7 @@ RULESETS: dict[str, RulesetBase[Any]] = {
     fifty_two.RULESET.name: fifty_two.RULESET,
     d20_action_points.RULESET.name: d20_action_points.RULESET,
     hex_tactical.RULESET.name: hex_tactical.RULESET,
+    combat_ii.RULESET.name: combat_ii.RULESET,
 }
 
 

@@ -1,0 +1,75 @@
+"""Ability scores as 2nd edition reads them, and the checks combat-ii calls for.
+
+The seed leaves the standard values to the Player's Handbook; the two tables here are the
+PH's Dexterity adjustments (reaction/missile and defensive), used when a stat block gives
+scores without its own adjustments. An ability check rolls d20 and passes at or under the
+score plus its modifier (PH, "Ability Checks").
+"""
+
+from __future__ import annotations
+
+from service.domain.context import DecideContext
+from service.domain.table import Frozen
+
+# PH Table 2 (Dexterity): score -> (reaction/missile adjustment, defensive adjustment).
+_DEXTERITY: dict[int, tuple[int, int]] = {
+    1: (-6, 5), 2: (-4, 5), 3: (-3, 4), 4: (-2, 3), 5: (-1, 2), 6: (0, 1),
+    15: (0, -1), 16: (1, -2), 17: (2, -3), 18: (2, -4), 19: (3, -4), 20: (3, -4),
+    21: (4, -5), 22: (4, -5), 23: (4, -5), 24: (5, -6), 25: (5, -6),
+}  # fmt: skip
+
+
+def reaction_adjustment(score: int) -> int:
+    """PH Table 2 "Reaction/Missile Attack Adjustment"."""
+    return _DEXTERITY.get(score, (0, 0))[0]
+
+
+def defensive_adjustment(score: int) -> int:
+    """PH Table 2 "Defensive Adjustment" (negative is better: it lowers AC)."""
+    return _DEXTERITY.get(score, (0, 0))[1]
+
+
+class Check(Frozen):
+    """One ability check: d20 at or under score + modifier passes."""
+
+    ability: str
+    score: int
+    modifier: int = 0
+    roll: int
+    passed: bool
+    purpose: str
+
+
+def check(ctx: DecideContext, ability: str, score: int, modifier: int, purpose: str) -> Check:
+    roll = ctx.die(20, f"{ability} check: {purpose}")
+    return Check(
+        ability=ability,
+        score=score,
+        modifier=modifier,
+        roll=roll,
+        passed=roll <= score + modifier,
+        purpose=purpose,
+    )
+
+
+def surprise_roll(ctx: DecideContext, bonus: int, purpose: str) -> Check:
+    """PH "Surprise": d10, surprised on 1-3. combat-ii §2 F: a caster in the midst of an
+    incantation adds 1 to the die."""
+    roll = ctx.die(10, f"surprise: {purpose}")
+    return Check(
+        ability="surprise",
+        score=3,
+        modifier=bonus,
+        roll=roll,
+        passed=roll + bonus > 3,
+        purpose=purpose,
+    )
+
+
+def perception(
+    intelligence: int, wisdom: int, level: int, thief: bool, thieves_option: bool
+) -> int:
+    """combat-ii §4 Perception: the average of INT and WIS (rounded down) plus one per level;
+    with the option, thieves gain two per level."""
+    per_level = 2 if thief and thieves_option else 1
+    return (intelligence + wisdom) // 2 + per_level * level

@@ -1,0 +1,161 @@
+"""Deciding combat-ii commands: intentions for the current phase (which resolve the phase
+once everyone has declared), and the GM's surprise, ambush and rest."""
+
+from __future__ import annotations
+
+from service.domain.clocks import ClockExpired
+from service.domain.common import (
+    CombatantAdded,
+    CombatantDowned,
+    CombatantRemoved,
+    EncounterStarted,
+)
+from service.domain.context import DecideContext
+from service.domain.errors import RuleViolation
+from service.domain.messages import Command, Event
+from service.domain.table import Pool
+from service.domain.table_rules import adjust_pool
+from service.rules.combat_ii import mana, phases
+from service.rules.combat_ii.abilities import surprise_roll
+from service.rules.combat_ii.attacks import Run, ruin
+from service.rules.combat_ii.combatants import SURPRISED
+from service.rules.combat_ii.commands import Ambush, Rest, Surprise
+from service.rules.combat_ii.events import AmbushSet, CheckRolled, EffectApplied, Rested
+from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.intentions import actor_of, intention_for
+from service.rules.combat_ii.state import CombatIIState, Effect, stats_of
+
+
+def decide_own(state: CombatIIState, command: Command, ctx: DecideContext) -> list[Event]:
+    if state.stage == "ended":
+        raise RuleViolation("encounter/ended", "the encounter has ended")
+    match command:
+        case Surprise():
+            return surprise(state, command, ctx)
+        case Ambush():
+            return ambush(state, command.combatant_id, ctx)
+        case Rest():
+            return rest(state, command, ctx)
+    cid = actor_of(command)
+    assert cid is not None
+    ctx.require_control(cid, state.table.combatant(cid).name)
+    if state.stage != "intentions":
+        raise RuleViolation(
+            "encounter/not-running",
+            "intentions are declared once the fight has started (start-encounter)",
+        )
+    return phases.declare(state, cid, intention_for(state, command), ctx)
+
+
+def surprise(state: CombatIIState, command: Surprise, ctx: DecideContext) -> list[Event]:
+    """§2 F: before the fight, the GM names the surprised (they lose phase 1) and any
+    ambushers (their weapons strike at SF 1 in phase 1, §2 D Ambush)."""
+    ctx.require_gm("set surprise")
+    if state.stage != "setup":
+        raise RuleViolation(
+            "surprise/started",
+            "surprise is set before the fight starts; mid-fight, use `ambush`",
+            rule="combat-ii §2 F",
+        )
+    for cid in (*command.surprised, *command.ambushers):
+        state.table.combatant(cid)
+    return [AmbushSet(ambushers=tuple(command.ambushers), surprised=tuple(command.surprised))]
+
+
+def ambush(state: CombatIIState, cid: str, ctx: DecideContext) -> list[Event]:
+    """§2 F: an ambush mid-fight; the bushwhacked rolls for surprise (+1 while casting)."""
+    ctx.require_gm("spring an ambush")
+    if state.stage != "intentions":
+        raise RuleViolation("encounter/not-running", "an ambush happens during the fight")
+    bonus = 1 if fighter(state, cid).casting is not None else 0
+    rolled = surprise_roll(ctx, bonus, f"ambush on {state.table.combatant(cid).name}")
+    events: list[Event] = [CheckRolled(combatant_id=cid, check=rolled)]
+    if not rolled.passed:
+        lost = Effect(name=SURPRISED, until=state.tick + 1)
+        events.append(EffectApplied(combatant_id=cid, effect=lost))
+    return events
+
+
+def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]:
+    """§5 Mana Recovery, between fights."""
+    ctx.require_gm("rest the casters")
+    if state.stage == "intentions":
+        raise RuleViolation("rest/in-fight", "casters rest between fights, not during one")
+    if state.options.mana == "none":
+        raise RuleViolation("rest/no-mana", "this encounter does not use a mana system (§5)")
+    ids = command.combatant_ids or sorted(state.table.combatants)
+    events: list[Event] = []
+    for cid in ids:
+        combatant = state.table.combatant(cid)
+        caster = stats_of(combatant).caster
+        if caster is None:
+            continue
+        mine = fighter(state, cid)
+        already = 0 if command.new_day else mine.recovered_today
+        limit = daily_limit(combatant.pools)
+        highest = mana.highest_spell_level(caster.kind, caster.level)
+        got = mana.recover(
+            dict(combatant.pools), state.options.mana, state.options.mana_recovery, highest,
+            command.hours, command.minutes, already, limit or 10_000, command.choose,
+        )  # fmt: skip
+        table = state.table
+        for pool, amount in sorted(got.restored.items()):
+            if amount:
+                events += adjust_pool(table, cid, pool, amount, None, None, "rest", False)
+        events.append(
+            Rested(
+                combatant_id=cid, hours=command.hours, minutes=got.minutes_used,
+                restored=got.restored, counted=got.counted, new_day=command.new_day,
+            )
+        )  # fmt: skip
+    return events
+
+
+def follow_up(
+    state: CombatIIState, command: Command, events: list[Event], ctx: DecideContext
+) -> list[Event]:
+    run = Run(state, ctx)
+    for event in events:
+        match event:
+            case EncounterStarted():
+                run.emit(phases.begin(run.state, ctx))
+            case CombatantDowned() | CombatantRemoved():
+                if isinstance(event, CombatantDowned):
+                    ruin(run, event.combatant_id, 0, "out of the fight")
+                # The last combatant still to declare may be the one gone: the phase goes on.
+                run.emit(phases.resolve_if_ready(run.state, ctx))
+            case ClockExpired(clock_id=phases.CLOCK) if run.state.stage == "intentions":
+                run.emit(phases.timed_out(run.state, ctx))
+            case CombatantAdded():
+                run.emit(mana_pools(run.state, event.combatant_id))
+    return run.events
+
+
+def daily_limit(pools: dict[str, Pool]) -> int:
+    """§5 Recovery Limit: no more than the casting total in 24 hours (a level-L slot counts
+    L points)."""
+    total = 0
+    for name, pool in pools.items():
+        if name == "mana":
+            total += pool.max or 0
+        elif name.startswith("slots-"):
+            total += int(name.removeprefix("slots-")) * (pool.max or 0)
+    return total
+
+
+def mana_pools(state: CombatIIState, cid: str) -> list[Event]:
+    """§5: a caster's mana pools (or slots) under the encounter's mana system."""
+    stats = stats_of(state.table.combatant(cid))
+    if stats.caster is None or state.options.mana == "none":
+        return []
+    prime = stats.intelligence if stats.caster.kind == "wizard" else stats.wisdom
+    options = state.options
+    pools = mana.pools_for(
+        stats.caster, options.mana, options.bonus_spells, options.starting_mana,
+        stats.constitution, prime,
+    )  # fmt: skip
+    events: list[Event] = []
+    table = state.table
+    for name, pool in sorted(pools.items()):
+        events += adjust_pool(table, cid, name, None, pool.current, pool.max, "mana", False)
+    return events

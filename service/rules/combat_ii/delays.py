@@ -1,0 +1,145 @@
+"""combat-ii §3 Phase System II: the delay schedules of Tables 5, 6 and 7, and where each
+combatant stands in its own after every phase."""
+
+from __future__ import annotations
+
+from service.domain.messages import Event
+from service.rules.combat_ii.events import SequenceSet
+from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.state import CombatIIState, Weapon, parse_rate, stats_of
+
+# §3 C Table 6 (attacks per round) and Table 7 (attack forms): attacks in each phase of the
+# repeating sequence, 0 for a delay phase.
+ATTACK_SEQUENCES: dict[tuple[int, int], tuple[int, ...]] = {
+    (1, 1): (1, 0, 0),
+    (3, 2): (1, 0),
+    (2, 1): (1, 1, 0),
+    (5, 2): (1, 1, 1, 0, 1, 1),
+    (3, 1): (1,),
+    (4, 1): (1, 2, 1),
+    (5, 1): (2, 2, 1),
+    (6, 1): (2,),
+}
+FORM_SEQUENCES: dict[int, tuple[int, ...]] = {
+    1: (1, 0, 0), 2: (1, 1, 0), 3: (1,), 4: (1, 2, 1), 5: (2, 2, 1), 6: (2,),
+}  # fmt: skip
+AFTER_ATTACK_CASTING_DELAY = 2
+"""§3 C: "casters MUST delay two phases after a physical attack"."""
+AFTER_SPELL_ATTACK_DELAY = 2
+"""§3 B: "If either a priest or mage wishes to physically attack after casting, the delay is
+automatically 2 phases"."""
+
+
+def sequence_for(rate: str, fire_rate: str | None = None) -> tuple[int, ...]:
+    """Table 6 for a rate of attacks per round; a missile weapon's fire rate multiplies it
+    (§3 C Missile Fire). Rates between the table's rows take the row below them."""
+    num, den = parse_rate(rate)
+    if fire_rate is not None:
+        f_num, f_den = parse_rate(fire_rate)
+        num, den = num * f_num, den * f_den
+    value = num / den
+    if value >= 6:
+        return ATTACK_SEQUENCES[(6, 1)]
+    rows = sorted(ATTACK_SEQUENCES, key=lambda r: r[0] / r[1])
+    best = rows[0]
+    for row in rows:
+        if row[0] / row[1] <= value + 1e-9:
+            best = row
+    return ATTACK_SEQUENCES[best]
+
+
+def caster_delay(state: CombatIIState, level: int, spells_in_row: int) -> tuple[int, int]:
+    """§3 B Table 5 (option `caster_delay: by-level`), else the flat 2 phases: the phases to
+    wait after a spell, and the spells cast in a row so far."""
+    if state.options.caster_delay == "flat" or level <= 6:
+        return 2, 0
+    if level <= 12:
+        return 1, 0
+    # 13+: "cast spell, cast spell, delay 1 phase".
+    return (0, spells_in_row) if spells_in_row < 2 else (1, 0)
+
+
+def sequence_of(state: CombatIIState, cid: str) -> tuple[int, ...]:
+    stats = stats_of(state.table.combatant(cid))
+    held = [stats.weapon(w) for w in fighter(state, cid).in_hand]
+    missile = next((w for w in held if w is not None and w.kind == "missile"), None)
+    if state.options.split_attack_forms and stats.routine:
+        forms = {_form(stats.weapon(w)) or w for w in stats.routine}
+        return FORM_SEQUENCES[min(len(forms), 6)]
+    rate = missile.attacks if missile is not None and missile.attacks else None
+    return sequence_for(stats.attacks, rate)
+
+
+def _form(weapon: Weapon | None) -> str | None:
+    return weapon.form if weapon is not None else None
+
+
+def allowed(state: CombatIIState, cid: str) -> int:
+    """Attacks this System II phase: 0 while delaying."""
+    mine = fighter(state, cid)
+    if state.tick <= mine.rest_until:
+        return 0
+    sequence = sequence_of(state, cid)
+    return sequence[mine.sequence % len(sequence)]
+
+
+def after_phase(state: CombatIIState) -> list[Event]:
+    """§3 C: after an attack the sequence moves on (delays included); a phase in which one
+    could have attacked and did not starts the sequence over ("in the event of an unexpected
+    or even voluntary phase delay, the sequence starts over"). §3 B: a completed spell and a
+    physical attack each start a casting delay."""
+    if state.options.phase_system != "II":
+        return []
+    events: list[Event] = []
+    for cid in sorted(state.fighters):
+        if cid not in state.table.combatants:
+            continue
+        event = _next(state, cid)
+        if event is not None:
+            events.append(event)
+    return events
+
+
+def _next(state: CombatIIState, cid: str) -> SequenceSet | None:
+    mine = fighter(state, cid)
+    tick = state.tick
+    sequence = sequence_of(state, cid)
+    position, rest, cast_rest, in_row = (
+        mine.sequence, mine.rest_until, mine.cast_rest_until, mine.spells_in_row,
+    )  # fmt: skip
+    stats = stats_of(state.table.combatant(cid))
+    if mine.fumbled_tick == tick:
+        # §4 Critical Miss: "Automatic loss of remainder of attack sequence. If Crit Miss delay
+        # is LESS than regular delay, complete regular delay instead before next attack."
+        rest = tick + sequence.count(0)
+        position = 0
+        if stats.spells:
+            cast_rest = max(cast_rest, tick + AFTER_ATTACK_CASTING_DELAY)
+    elif mine.attacked_tick == tick:
+        position = (position + 1) % len(sequence)
+        zeros = 0
+        while sequence[(position + zeros) % len(sequence)] == 0 and zeros < len(sequence):
+            zeros += 1
+        rest = tick + zeros
+        position = (position + zeros) % len(sequence)
+        if stats.spells:
+            cast_rest = max(cast_rest, tick + AFTER_ATTACK_CASTING_DELAY)
+    elif tick > rest and position != 0:
+        position = 0
+    if mine.completed_tick == tick:
+        level = stats.caster.level if stats.caster is not None else stats.level
+        delay, in_row = caster_delay(state, level, in_row + 1)
+        cast_rest = max(cast_rest, tick + delay)
+        rest = max(rest, tick + AFTER_SPELL_ATTACK_DELAY)
+    changed = (position, rest, cast_rest, in_row) != (
+        mine.sequence, mine.rest_until, mine.cast_rest_until, mine.spells_in_row,
+    )  # fmt: skip
+    if not changed:
+        return None
+    return SequenceSet(
+        combatant_id=cid,
+        sequence=position,
+        rest_until=rest,
+        cast_rest_until=cast_rest,
+        spells_in_row=in_row,
+    )

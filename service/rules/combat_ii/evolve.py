@@ -1,0 +1,216 @@
+"""How combat-ii events change the state. Total and pure: one match over event types."""
+
+from __future__ import annotations
+
+from service.domain.common import CombatantAdded, CombatantRemoved, EncounterEnded
+from service.domain.frozen import replace
+from service.domain.messages import Event
+from service.domain.ruleset import with_table
+from service.rules.combat_ii.events import (
+    AmbushSet,
+    AttackRolled,
+    CastingProgressed,
+    CriticalRolled,
+    DamageRolled,
+    EffectApplied,
+    EffectEnded,
+    InitiativeRolled,
+    IntentionDeclared,
+    Moved,
+    PhaseBegan,
+    PhaseEnded,
+    ReadyEnded,
+    Rested,
+    RoundBegan,
+    SequenceSet,
+    SpeedChanged,
+    SpellBegun,
+    SpellCompleted,
+    SpellRuined,
+    WeaponDropped,
+    WeaponReadied,
+)
+from service.rules.combat_ii.state import CombatIIState, CombatIIStats, Fighter
+
+_NOT_COUNTED = frozenset({"free", "extra"})
+
+
+def evolve(state: CombatIIState, event: Event) -> CombatIIState:
+    return evolve_own(with_table(state, event), event)
+
+
+def fighter(state: CombatIIState, cid: str) -> Fighter:
+    return state.fighters.get(cid) or Fighter()
+
+
+def _with(state: CombatIIState, cid: str, **changes: object) -> CombatIIState:
+    updated = replace(fighter(state, cid), changes)
+    return replace(state, {"fighters": {**state.fighters, cid: updated}})
+
+
+def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
+    match event:
+        case EncounterEnded():
+            return replace(state, {"stage": "ended", "intentions": {}})
+        case CombatantAdded():
+            stats = CombatIIStats.model_validate(event.stats)
+            new = Fighter(in_hand=stats.in_hand(), components=stats.components_in_hand)
+            return replace(state, {"fighters": {**state.fighters, event.combatant_id: new}})
+        case CombatantRemoved():
+            fighters = {k: v for k, v in state.fighters.items() if k != event.combatant_id}
+            intentions = {k: v for k, v in state.intentions.items() if k != event.combatant_id}
+            return replace(state, {"fighters": fighters, "intentions": intentions})
+        case AmbushSet():
+            return replace(state, {"surprised": event.surprised, "ambushers": event.ambushers})
+        case RoundBegan():
+            fighters = {
+                cid: replace(f, {"used": {}, "top_factor": f.factor})
+                for cid, f in state.fighters.items()
+            }
+            return replace(state, {"round": event.round, "fighters": fighters})
+        case InitiativeRolled():
+            return replace(state, {"rolls": event.rolls, "tracks": event.tracks})
+        case PhaseBegan():
+            fighters = {
+                cid: replace(f, {"phase_factor": f.factor}) for cid, f in state.fighters.items()
+            }
+            return replace(
+                state,
+                {
+                    "phase": event.phase, "tick": event.tick, "intentions": {},
+                    "stage": "intentions", "fighters": fighters,
+                },
+            )  # fmt: skip
+        case IntentionDeclared():
+            intentions = {**state.intentions, event.combatant_id: event.intention}
+            return replace(state, {"intentions": intentions})
+        case PhaseEnded():
+            return replace(state, {"intentions": {}})
+        case AttackRolled():
+            return _attacked(state, event)
+        case CriticalRolled(kind="miss"):
+            return _with(state, event.combatant_id, fumbled_tick=state.tick)
+        case DamageRolled() if event.amount > 0:
+            return _with(state, event.target, damaged_tick=state.tick)
+        case EffectApplied():
+            mine = fighter(state, event.combatant_id)
+            kept = tuple(e for e in mine.effects if e.name != event.effect.name)
+            return _with(state, event.combatant_id, effects=(*kept, event.effect))
+        case EffectEnded():
+            mine = fighter(state, event.combatant_id)
+            kept = tuple(e for e in mine.effects if e.name != event.name)
+            return _with(state, event.combatant_id, effects=kept)
+        case SpellBegun():
+            mine = fighter(state, event.combatant_id)
+            components = mine.components and not event.casting.material
+            return _with(
+                state,
+                event.combatant_id,
+                casting=event.casting,
+                cast_round=state.round,
+                components=components,
+                charged=None,
+            )
+        case CastingProgressed():
+            casting = fighter(state, event.combatant_id).casting
+            if casting is None:
+                return state
+            progressed = replace(casting, {"left": event.left, "rounds": event.rounds})
+            return _with(state, event.combatant_id, casting=progressed)
+        case SpellCompleted():
+            return _with(
+                state,
+                event.combatant_id,
+                casting=None,
+                completed_round=state.round,
+                completed_tick=state.tick,
+                charged=event.spell if event.touch else None,
+            )
+        case SpellRuined():
+            return _with(state, event.combatant_id, casting=None, ruined_round=state.round)
+        case Moved():
+            return _place(state, event)
+        case SpeedChanged():
+            mine = fighter(state, event.combatant_id)
+            top = max(mine.top_factor, event.factor)
+            return _with(state, event.combatant_id, factor=event.factor, top_factor=top)
+        case WeaponDropped():
+            return _dropped(state, event)
+        case WeaponReadied():
+            return _readied(state, event)
+        case ReadyEnded():
+            return _with(state, event.combatant_id, ready=None, covering=())
+        case SequenceSet():
+            return _with(
+                state,
+                event.combatant_id,
+                sequence=event.sequence,
+                rest_until=event.rest_until,
+                cast_rest_until=event.cast_rest_until,
+                spells_in_row=event.spells_in_row,
+            )
+        case Rested():
+            mine = fighter(state, event.combatant_id)
+            total = event.counted
+            recovered = total if event.new_day else mine.recovered_today + total
+            return _with(state, event.combatant_id, recovered_today=recovered)
+    return state
+
+
+def _attacked(state: CombatIIState, event: AttackRolled) -> CombatIIState:
+    mine = fighter(state, event.attacker)
+    used = dict(mine.used)
+    if event.kind not in _NOT_COUNTED:
+        used[event.weapon] = used.get(event.weapon, 0) + 1
+    # An effect that ends with the next attack outlasts the rest of the routine it came from.
+    effects = tuple(e for e in mine.effects if not (e.ends_on_attack and e.starts < state.tick))
+    changes: dict[str, object] = {
+        "used": used,
+        "attacked_round": state.round,
+        "attacked_tick": state.tick,
+        "effects": effects,
+    }
+    if event.kind in ("set", "cover"):
+        changes |= {"ready": None, "covering": ()}
+    if event.kind == "touch":
+        changes["charged"] = None
+    return _with(state, event.attacker, **changes)
+
+
+def _place(state: CombatIIState, event: Moved) -> CombatIIState:
+    combatant = state.table.combatants.get(event.combatant_id)
+    if combatant is None or not event.path:
+        return state
+    moved = replace(combatant, {"position": event.path[-1]})
+    table = replace(state.table, {"combatants": {**state.table.combatants, moved.id: moved}})
+    return replace(state, {"table": table})
+
+
+def _dropped(state: CombatIIState, event: WeaponDropped) -> CombatIIState:
+    mine = fighter(state, event.combatant_id)
+    if event.how == "string-broken":
+        broken = tuple(sorted({*mine.string_broken, event.weapon}))
+        return _with(state, event.combatant_id, string_broken=broken)
+    in_hand = tuple(w for w in mine.in_hand if w != event.weapon)
+    dropped = tuple(sorted({*mine.dropped, event.weapon}))
+    return _with(state, event.combatant_id, in_hand=in_hand, dropped=dropped)
+
+
+def _readied(state: CombatIIState, event: WeaponReadied) -> CombatIIState:
+    mine = fighter(state, event.combatant_id)
+    match event.what:
+        case "draw" if event.weapon is not None:
+            held = tuple(w for w in mine.in_hand if w != event.weapon)
+            in_hand = (*held[-1:], event.weapon) if len(held) >= 2 else (*held, event.weapon)
+            dropped = tuple(w for w in mine.dropped if w != event.weapon)
+            return _with(state, event.combatant_id, in_hand=in_hand, dropped=dropped)
+        case "swap" if event.weapon is not None:
+            return _with(state, event.combatant_id, in_hand=(event.weapon,))
+        case "components":
+            return _with(state, event.combatant_id, components=True)
+        case "restring":
+            broken = tuple(w for w in mine.string_broken if w != event.weapon)
+            return _with(state, event.combatant_id, string_broken=broken)
+        case "set" | "cover":
+            return _with(state, event.combatant_id, ready=event.ready, covering=event.cells)
+    return state

@@ -1,0 +1,467 @@
+"""Turning a command into a declared intention, refused with the seed's words when the
+rules forbid it (combat-ii §1 C, §2)."""
+
+from __future__ import annotations
+
+from service.domain.errors import RuleViolation
+from service.domain.grid import Cell
+from service.domain.messages import Command
+from service.rules.combat_ii import casting, delays
+from service.rules.combat_ii.allowance import attacks_left, default_weapons, left_with
+from service.rules.combat_ii.combatants import (
+    DEFENCELESS,
+    NO_MOVE,
+    can_attack,
+    can_move,
+    engaged_with,
+    squares,
+    within,
+)
+from service.rules.combat_ii.commands import (
+    Attack,
+    Cast,
+    Charge,
+    CoverArea,
+    Move,
+    Prepare,
+    SetWeapon,
+    Stand,
+    Touch,
+)
+from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.movement import allowance, minimum, route
+from service.rules.combat_ii.state import (
+    CombatIIState,
+    CombatIIStats,
+    Intention,
+    attacks_in_round,
+    stats_of,
+)
+
+ATTACKS = "combat-ii §2 C Physical Attacks"
+MOVEMENT = "combat-ii §2 D Movement"
+MAX_STEP = 1
+"""§2 A, C Repositioning: "a step or two (max. 10')": one square."""
+
+
+def actor_of(command: Command) -> str | None:
+    return getattr(command, "combatant_id", None)
+
+
+def intention_for(state: CombatIIState, command: Command) -> Intention:
+    if not isinstance(command, Move | Charge):
+        _momentum(state, actor_of(command))
+    match command:
+        case Attack():
+            return _attack(state, command)
+        case Cast():
+            intention = Intention(
+                kind="cast",
+                spell=command.spell,
+                targets=(command.target,) if command.target else (),
+                hold=command.hold,
+                step=command.step,
+            )
+            _check_step(state, command.combatant_id, command.step)
+            casting.check_cast(state, command.combatant_id, intention)
+            return intention
+        case Touch():
+            return _touch(state, command)
+        case Move():
+            return _move(state, command)
+        case Charge():
+            return _charge(state, command)
+        case SetWeapon():
+            weapon = _weapon(state, command.combatant_id, command.weapon, ranged=False)
+            return Intention(kind="set-weapon", weapons=(weapon,))
+        case CoverArea():
+            weapon = _weapon(state, command.combatant_id, command.weapon, ranged=True)
+            return Intention(kind="cover-area", weapons=(weapon,), cells=tuple(command.cells))
+        case Prepare():
+            return _prepare(state, command)
+        case Stand():
+            return Intention(kind="stand")
+    raise RuleViolation("command/unknown", f"combat-ii does not know '{command}'")
+
+
+def _attack(state: CombatIIState, command: Attack) -> Intention:
+    cid = command.combatant_id
+    combatant = state.table.combatant(cid)
+    stats = stats_of(combatant)
+    mine = fighter(state, cid)
+    if not can_attack(state, cid):
+        raise RuleViolation(
+            "attack/cannot", f"{combatant.name} cannot attack this phase", rule=ATTACKS
+        )
+    _no_attack_with_casting(state, cid)
+    if command.draw is not None:
+        if stats.weapon(command.draw) is None:
+            raise RuleViolation("attack/unknown-weapon", f"no weapon '{command.draw}'")
+        weapons: tuple[str, ...] = (command.draw,)
+    else:
+        weapons = tuple(command.weapons) or default_weapons(state, cid, stats)
+    if not weapons:
+        raise RuleViolation(
+            "attack/no-weapon", f"{combatant.name} has no weapon in hand", rule=ATTACKS
+        )
+    for name in weapons:
+        _usable(state, cid, stats, name, drawing=name == command.draw)
+    free = mine.effect("free-attack") is not None
+    if state.options.phase_system == "I":
+        _paired(state, cid, stats, weapons, bool(command.weapons))
+        weapons = tuple(w for w in weapons if left_with(state, cid, stats, w) > 0 or free)
+        if not weapons:
+            raise RuleViolation(
+                "attack/none-left",
+                f"{combatant.name} has made all its attacks this round",
+                rule=ATTACKS,
+            )
+        if mine.attacked_tick == state.tick:
+            raise RuleViolation("attack/one-per-phase", "one attack routine per phase (§1 C)")
+        if command.twice and min(left_with(state, cid, stats, w) for w in weapons) < 2:
+            raise RuleViolation(
+                "attack/no-double",
+                "a double attack needs two attacks left this round and more than 3 a round "
+                "(§2 C Multiple Attacks)",
+                rule=ATTACKS,
+            )
+        if command.twice and attacks_in_round(stats.attacks, max(state.round, 1)) <= 3:
+            raise RuleViolation(
+                "attack/no-double",
+                "only a combatant with more attacks a round than phases to make them in "
+                "(more than 3) may attack twice in a phase (§2 C Multiple Attacks)",
+                rule=ATTACKS,
+            )
+    targets = tuple(command.targets)
+    if len(targets) not in (1, len(weapons)):
+        raise RuleViolation(
+            "attack/targets",
+            f"name one target for the routine or one for each of its {len(weapons)} parts "
+            "(§2 C Multi-Part Attack Routine: targets are declared in advance)",
+            rule=ATTACKS,
+        )
+    twice = command.twice
+    if state.options.phase_system == "II":
+        twice = _system_two_allowance(state, cid, targets)
+    _check_step(state, cid, command.step)
+    _check_targets(state, cid, targets, weapons, command.step)
+    if state.options.split_attack_forms:
+        _check_forms(stats, weapons)
+    return Intention(
+        kind="attack",
+        targets=targets,
+        weapons=weapons,
+        fallback=command.fallback,
+        twice=twice,
+        step=command.step,
+        draw=command.draw,
+    )
+
+
+def _paired(
+    state: CombatIIState, cid: str, stats: CombatIIStats, weapons: tuple[str, ...], named: bool
+) -> None:
+    """§2 C: two weapons attack "only in paired fashion (one part of the routine may not be
+    'saved' until later)": naming one while the other still has an attack is refused."""
+    held = [
+        w
+        for w in fighter(state, cid).in_hand
+        if (weapon := stats.weapon(w)) is not None
+        and weapon.kind != "missile"
+        and left_with(state, cid, stats, w) > 0
+    ]
+    saved = [w for w in held if w not in weapons]
+    if named and len(held) > 1 and saved:
+        raise RuleViolation(
+            "attack/paired",
+            f"two weapons attack together while both have attacks left: '{saved[0]}' may not "
+            "be saved for later (§2 C Multi-Part Attack Routine)",
+            rule=ATTACKS,
+        )
+
+
+def _system_two_allowance(state: CombatIIState, cid: str, targets: tuple[str, ...]) -> bool:
+    allowed = delays.allowed(state, cid)
+    defenceless = all(
+        fighter(state, t).effect(DEFENCELESS) is not None
+        or (fighter(state, t).casting is not None and fighter(state, t).casting.somatic)  # type: ignore[union-attr]
+        for t in targets
+    )
+    if allowed == 0 and not defenceless:
+        mine = fighter(state, cid)
+        raise RuleViolation(
+            "attack/delay",
+            f"{state.table.combatant(cid).name} is between attacks until phase tick "
+            f"{mine.rest_until + 1} (§3 C Table 6)",
+            rule="combat-ii §3 C",
+        )
+    return allowed >= 2
+
+
+def _no_attack_with_casting(state: CombatIIState, cid: str) -> None:
+    mine = fighter(state, cid)
+    if state.options.phase_system != "I":
+        return
+    if mine.casting is not None or mine.cast_round == state.round:
+        raise RuleViolation(
+            "attack/casting-this-round",
+            "a caster cannot attack in a round in which it casts, except the touch of a "
+            "touch spell (§2 A)",
+            rule="combat-ii §2 A Spellcasting",
+        )
+
+
+def _usable(state: CombatIIState, cid: str, stats: CombatIIStats, name: str, drawing: bool) -> None:
+    weapon = stats.weapon(name)
+    mine = fighter(state, cid)
+    if weapon is None:
+        names = ", ".join(w.name for w in stats.weapons) or "none"
+        raise RuleViolation("attack/unknown-weapon", f"no weapon '{name}' (has: {names})")
+    if weapon.kind != "natural" and name not in mine.in_hand and not drawing:
+        raise RuleViolation(
+            "attack/not-in-hand",
+            f"'{name}' is not in hand: draw it with `prepare` (a phase) or attack with "
+            "`draw` (+3 SF, §2 E)",
+            rule="combat-ii §2 E",
+        )
+    if name in mine.string_broken:
+        raise RuleViolation(
+            "attack/string-broken", f"the string of '{name}' is broken: restring it (§2 E)"
+        )
+
+
+def _check_targets(
+    state: CombatIIState,
+    cid: str,
+    targets: tuple[str, ...],
+    weapons: tuple[str, ...],
+    step: Cell | None,
+) -> None:
+    attacker = state.table.combatant(cid)
+    stats = stats_of(attacker)
+    for i, target_id in enumerate(targets):
+        target = state.table.combatant(target_id)
+        if target.out_of_fight:
+            raise RuleViolation("attack/target-down", f"{target.name} is already down")
+        if target_id == cid:
+            raise RuleViolation("attack/self", "a combatant cannot attack itself")
+        weapon = stats.weapon(weapons[i] if len(targets) > 1 else weapons[0])
+        if weapon is None or weapon.kind == "missile":
+            continue
+        reach = weapon.reach + (MAX_STEP if step is not None else 0)
+        if not within(state, attacker, target, reach):
+            raise RuleViolation(
+                "attack/out-of-reach",
+                f"{target.name} is out of striking distance: close in first (a move this "
+                "phase, an attack the next), or charge",
+                rule=ATTACKS,
+            )
+
+
+def _check_forms(stats: CombatIIStats, weapons: tuple[str, ...]) -> None:
+    """§2 C option: one attack form per phase, or two when a creature has more than three."""
+    forms_of = {w.name: w.form or w.name for w in stats.weapons}
+    used = {forms_of.get(w, w) for w in weapons}
+    every = {forms_of.get(w, w) for w in (stats.routine or weapons)}
+    limit = 2 if len(every) > 3 else 1
+    if len(used) > limit:
+        raise RuleViolation(
+            "attack/forms",
+            f"only {limit} attack form{'s' * (limit > 1)} per phase with separate forms "
+            "(§2 C option)",
+            rule=ATTACKS,
+        )
+
+
+def _check_step(state: CombatIIState, cid: str, step: Cell | None) -> None:
+    combatant = state.table.combatant(cid)
+    if step is None:
+        return
+    if combatant.position is None or state.table.map is None:
+        raise RuleViolation("move/no-position", f"{combatant.name} is not on the map")
+    if squares(state, combatant.position, step) > MAX_STEP:
+        raise RuleViolation(
+            "move/step-too-far", "repositioning is a step or two: at most 10 ft (one square)"
+        )
+
+
+def _weapon(state: CombatIIState, cid: str, name: str | None, ranged: bool) -> str:
+    stats = stats_of(state.table.combatant(cid))
+    mine = fighter(state, cid)
+    if name is None:
+        candidates = [w for w in mine.in_hand if stats.weapon(w) is not None]
+        candidates += [w.name for w in stats.weapons if w.kind == "natural"]
+        name = candidates[0] if candidates else None
+    weapon = stats.weapon(name) if name is not None else None
+    if weapon is None:
+        raise RuleViolation("attack/no-weapon", "name a weapon the combatant has")
+    if ranged and weapon.kind != "missile":
+        raise RuleViolation(
+            "cover/not-missile", "an area is covered with a missile weapon (§2 D)", rule=MOVEMENT
+        )
+    _usable(state, cid, stats, weapon.name, drawing=False)
+    return weapon.name
+
+
+def _touch(state: CombatIIState, command: Touch) -> Intention:
+    mine = fighter(state, command.combatant_id)
+    if mine.charged is None:
+        raise RuleViolation(
+            "touch/no-spell", "there is no completed touch spell to deliver (§2 A Touch Spells)"
+        )
+    attacker = state.table.combatant(command.combatant_id)
+    target = state.table.combatant(command.target)
+    if not within(state, attacker, target, 1):
+        raise RuleViolation("attack/out-of-reach", f"{target.name} is out of reach")
+    natural = [w.name for w in stats_of(attacker).weapons]
+    weapons = tuple(mine.in_hand[:1]) or tuple(natural[:1])
+    if not weapons:
+        raise RuleViolation("touch/no-hand", "the touch needs a weapon or natural attack entry")
+    return Intention(kind="touch", targets=(command.target,), weapons=weapons, spell=mine.charged)
+
+
+def _move(state: CombatIIState, command: Move) -> Intention:
+    cid = command.combatant_id
+    combatant = state.table.combatant(cid)
+    if state.table.map is None or combatant.position is None:
+        raise RuleViolation(
+            "move/no-position", f"{combatant.name} needs a place on the map to move"
+        )
+    if not can_move(state, cid) or fighter(state, cid).effect(NO_MOVE):
+        raise RuleViolation("move/cannot", f"{combatant.name} cannot move this phase")
+    intention = Intention(
+        kind="move",
+        to=command.to,
+        path=tuple(command.path or ()),
+        speed=command.speed,
+        mode=command.mode,
+        stop_short=command.stop_short,
+        targets=(command.attack,) if command.attack else (),
+        weapons=default_weapons(state, cid, stats_of(combatant))[:1] if command.attack else (),
+    )
+    if command.attack is not None:
+        _surprised_target(state, cid, command.attack)
+    _check_speed(state, cid, command.speed)
+    if command.mode == "normal" and engaged_with(state, combatant):
+        raise RuleViolation(
+            "move/engaged",
+            f"{combatant.name} is in melee: it may withdraw (a third of its movement) or flee "
+            "(full movement, but each foe gets a free attack), not move away normally (§2 D)",
+            rule=MOVEMENT,
+        )
+    cells = route(state, cid, intention)
+    if not cells and command.to != combatant.position:
+        raise RuleViolation("move/no-path", f"no path for {combatant.name} to {command.to}")
+    need = minimum(state, cid, intention) - command.stop_short
+    if len(cells) < need:
+        raise RuleViolation(
+            "move/momentum",
+            f"still running, {combatant.name} must cover at least {need} squares this phase "
+            "(§2 D Deceleration), or try to stop short with `stop_short` (DEX at -1 per 10 ft)",
+            rule=MOVEMENT,
+        )
+    if allowance(state, cid, intention) == 0:
+        raise RuleViolation("move/no-movement", f"{combatant.name} has no movement at this speed")
+    return intention
+
+
+def _surprised_target(state: CombatIIState, cid: str, target_id: str) -> None:
+    """§2 F: "combatants moving up to a surprised individual may attack at the completion
+    of their movement"."""
+    target = state.table.combatant(target_id)
+    lost = fighter(state, target_id).effect("surprised") is not None or (
+        target_id in state.surprised and state.tick == 1
+    )
+    if not lost:
+        raise RuleViolation(
+            "move/attack-not-surprised",
+            f"only a surprised foe may be attacked at the end of a move; {target.name} is not "
+            "surprised this phase (§2 F)",
+            rule="combat-ii §2 F Surprise",
+        )
+    if attacks_left(state, cid) <= 0:
+        raise RuleViolation("attack/none-left", "no attacks left this round")
+
+
+def _momentum(state: CombatIIState, cid: str | None) -> None:
+    """§2 D Deceleration: a runner drops two factors at once; still accelerated after that
+    (4x or more), it must keep moving this phase."""
+    if cid is None or cid not in state.fighters:
+        return
+    factor = fighter(state, cid).phase_factor
+    if factor - 2 > 1:
+        raise RuleViolation(
+            "move/momentum",
+            f"running at {factor}x MV, {state.table.combatant(cid).name} cannot stop this phase: "
+            "move (slowing by up to 2 factors), with `stop_short` to risk a DEX check (§2 D)",
+            rule=MOVEMENT,
+        )
+
+
+def _check_speed(state: CombatIIState, cid: str, speed: int | None) -> None:
+    """§2 D Acceleration: standstill to walking is automatic, then up to 2 more multiples of
+    base MV per phase, to the combatant's top speed (5x at most)."""
+    if speed is None:
+        return
+    current = fighter(state, cid).phase_factor
+    stats = stats_of(state.table.combatant(cid))
+    top = min(stats.max_speed, 3 if current == 0 else current + 2)
+    if speed > top:
+        raise RuleViolation(
+            "move/too-fast",
+            f"from {current}x MV a combatant may reach at most {top}x this phase (§2 D "
+            "Acceleration: walking is automatic, then up to 2x base MV more per phase)",
+            rule=MOVEMENT,
+        )
+
+
+def _charge(state: CombatIIState, command: Charge) -> Intention:
+    cid = command.combatant_id
+    combatant = state.table.combatant(cid)
+    if not can_attack(state, cid) or not can_move(state, cid):
+        raise RuleViolation("charge/cannot", f"{combatant.name} cannot charge this phase")
+    _no_attack_with_casting(state, cid)
+    target = state.table.combatant(command.target)
+    if state.table.map is None or combatant.position is None or target.position is None:
+        raise RuleViolation("move/no-position", "a charge needs both combatants on the map")
+    _check_speed(state, cid, command.speed)
+    speed = command.speed if command.speed is not None else fighter(state, cid).phase_factor
+    if speed < 2:
+        raise RuleViolation(
+            "charge/too-slow",
+            "a charge needs at least jogging speed, twice base MV (§2 D Charging): give speed",
+            rule=MOVEMENT,
+        )
+    if state.options.phase_system == "I" and attacks_left(state, cid) <= 0:
+        raise RuleViolation("attack/none-left", f"{combatant.name} has no attacks left")
+    weapon = _weapon(state, cid, command.weapon, ranged=False)
+    if command.backstab and not stats_of(combatant).thief:
+        raise RuleViolation("charge/not-thief", "only a thief may make a charging backstab")
+    return Intention(
+        kind="charge",
+        targets=(command.target,),
+        weapons=(weapon,),
+        speed=speed,
+        barrel=command.barrel,
+        stop_short=command.stop_short,
+        backstab=command.backstab,
+    )
+
+
+def _prepare(state: CombatIIState, command: Prepare) -> Intention:
+    cid = command.combatant_id
+    stats = stats_of(state.table.combatant(cid))
+    if command.what in ("draw", "restring"):
+        if command.weapon is None or stats.weapon(command.weapon) is None:
+            raise RuleViolation("prepare/weapon", f"name the weapon to {command.what}")
+        if command.what == "restring" and command.weapon not in fighter(state, cid).string_broken:
+            raise RuleViolation("prepare/not-broken", f"the string of '{command.weapon}' is fine")
+        if command.what == "restring" and engaged_with(state, state.table.combatant(cid)):
+            raise RuleViolation(
+                "prepare/engaged",
+                "no restringing a bow with an enemy in reach (§2 E: 'Not likely')",
+                rule="combat-ii §2 E",
+            )
+    return Intention(
+        kind="prepare", what=command.what, weapons=(command.weapon,) if command.weapon else ()
+    )

@@ -1,0 +1,442 @@
+"""Movement (combat-ii §1 F, §2 D): a third of the current MV per phase, after attacks and
+spells; speed changes, momentum and the DEX check to stop short; withdrawing and fleeing;
+charges; set weapons and covered areas; and the half-segment incremental option (Table 3).
+
+Squares are the seed's 10 ft "squares" (§4: "Each 'square' is the equivalent of 10' of
+movement"): a map's cell is one square."""
+
+from __future__ import annotations
+
+from service.domain.grid import Cell, GridMap, find_path, line, on_map
+from service.domain.messages import Event
+from service.domain.table import Combatant
+from service.rules.combat_ii.abilities import Check, check, surprise_roll
+from service.rules.combat_ii.allowance import attacks_left, default_weapons
+from service.rules.combat_ii.attacks import Exchange, Run, Strike, exchange
+from service.rules.combat_ii.combatants import (
+    CHARGING,
+    FALLEN,
+    NO_MOVE,
+    can_attack,
+    can_move,
+    engaged_with,
+    squares,
+    within,
+)
+from service.rules.combat_ii.events import (
+    CheckRolled,
+    EffectApplied,
+    Moved,
+    SpeedChanged,
+)
+from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.schedule import (
+    HALF_SEGMENTS,
+    half_segment,
+    movement_squares,
+    squares_by_half_segment,
+)
+from service.rules.combat_ii.state import CombatIIState, Effect, Intention, stats_of
+
+MOVING = frozenset({"move", "charge"})
+MOVEMENT_HALF_SEGMENT = HALF_SEGMENTS
+
+
+def numbered(state: CombatIIState, offset: int = MOVEMENT_HALF_SEGMENT) -> int:
+    """The half-segment's number as the phase system counts it (System I: 1-18)."""
+    return half_segment(state.phase, offset, state.options.phase_system)
+
+
+def speeds(state: CombatIIState, cid: str, intention: Intention) -> tuple[int, int]:
+    """§2 D Change of Current MV: (the multiple of MV moved at this phase, the one reached by
+    its end). Slowing drops at most 2 factors at once; the rest comes by the phase's end."""
+    current = fighter(state, cid).phase_factor
+    wanted = intention.speed if intention.speed is not None else max(current, 1)
+    if intention.mode == "withdraw":
+        return 1, 1
+    if wanted >= current:
+        return wanted, wanted
+    return max(wanted, current - 2), wanted
+
+
+def allowance(state: CombatIIState, cid: str, intention: Intention) -> int:
+    """Squares this phase: a third of current MV (Table 3); withdrawing, a third of that
+    ("making a 12 MV into just over 1 per phase"), at least 1."""
+    mv = stats_of(state.table.combatant(cid)).mv
+    if intention.mode == "withdraw":
+        return max(1, movement_squares(mv) // 3)
+    return movement_squares(speeds(state, cid, intention)[0] * mv)
+
+
+def minimum(state: CombatIIState, cid: str, intention: Intention) -> int:
+    """§2 D Deceleration: still accelerated, a runner must cover at least half its current
+    MV's phase ("She must move at least 6 (half of 12)"), less the squares it risks a DEX
+    check to skip."""
+    now = speeds(state, cid, intention)[0]
+    slowing = intention.speed is not None and intention.speed < fighter(state, cid).phase_factor
+    if now <= 1 or intention.mode == "withdraw" or not slowing:
+        return 0
+    return allowance(state, cid, intention) // 2
+
+
+def start(run: Run) -> None:
+    """The beginning of the phase's movement: speed changes announced take effect at once;
+    whoever does not move comes to a stop; stopping short needs the DEX check (§2 D)."""
+    state = run.state
+    for cid, intention in sorted(state.intentions.items()):
+        mine = fighter(state, cid)
+        if intention.kind not in MOVING:
+            if mine.factor and intention.kind != "continue":
+                run.emit([SpeedChanged(combatant_id=cid, factor=0)])
+            continue
+        now, _ = speeds(state, cid, intention)
+        if now != mine.factor:
+            run.emit([SpeedChanged(combatant_id=cid, factor=now)])
+        if intention.kind == "charge":
+            charging = Effect(name=CHARGING, until=state.tick)
+            run.emit([EffectApplied(combatant_id=cid, effect=charging)])
+
+
+def _stop_short(run: Run, cid: str, intention: Intention) -> bool:
+    """§2 D: DEX at -1 per 10 ft of slowdown skipped, or fall prone for 1d4 phases."""
+    dexterity = stats_of(run.state.table.combatant(cid)).dexterity
+    modifier = -intention.stop_short
+    rolled = check(run.ctx, "dexterity", dexterity, modifier, "stop short")
+    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+    if rolled.passed:
+        return True
+    phases = run.ctx.die(4, "fallen: phases")
+    fallen = Effect(name=FALLEN, until=run.state.tick + phases)
+    run.emit(
+        [EffectApplied(combatant_id=cid, effect=fallen), SpeedChanged(combatant_id=cid, factor=0)]
+    )
+    return False
+
+
+def order(state: CombatIIState) -> list[tuple[str, Intention]]:
+    """§1 F: movement is simultaneous, but initiative winners win a race for the same goal:
+    Fray moves winners first."""
+    movers = [(cid, i) for cid, i in sorted(state.intentions.items()) if i.kind in MOVING]
+    return sorted(movers, key=lambda m: state.tracks.get(m[0], "loser") != "winner")
+
+
+def resolve(run: Run) -> None:
+    for cid, intention in order(run.state):
+        if not can_move(run.state, cid):
+            continue
+        if intention.stop_short and not _stop_short(run, cid, intention):
+            continue
+        if intention.kind == "charge":
+            charge(run, cid, intention)
+        else:
+            _walk(run, cid, intention, allowance(run.state, cid, intention))
+            _attack_after_move(run, cid, intention)
+        _settle_speed(run, cid, intention)
+
+
+def _attack_after_move(run: Run, cid: str, intention: Intention) -> None:
+    """§2 F: a mover that reaches a surprised foe strikes at the end of its move."""
+    if (
+        not intention.targets
+        or not intention.weapons
+        or run.state.table.combatant(cid).out_of_fight
+    ):
+        return
+    target = run.state.table.combatants.get(intention.targets[0])
+    weapon = stats_of(run.state.table.combatant(cid)).weapon(intention.weapons[0])
+    if target is None or target.out_of_fight or weapon is None:
+        return
+    if not within(run.state, run.state.table.combatant(cid), target, weapon.reach):
+        return
+    strike = Strike(cid, target.id, weapon.name, MOVEMENT_HALF_SEGMENT, 0)
+    exchange(run, Exchange([strike]), numbered(run.state))
+
+
+def step(run: Run, offset: int) -> None:
+    """§2 D Half-Segment Incremental Movement: each half-segment moves a mover its share of
+    the phase's squares, spread as evenly as Table 3 allows. Charges still close in the
+    movement portion (interpretation: a charge is one rush)."""
+    for cid, intention in order(run.state):
+        if not can_move(run.state, cid) or intention.kind != "move":
+            continue
+        if offset == 1 and intention.stop_short and not _stop_short(run, cid, intention):
+            continue
+        share = squares_by_half_segment(allowance(run.state, cid, intention))[offset - 1]
+        if share:
+            _walk(run, cid, intention, share, offset)
+        if offset == HALF_SEGMENTS:
+            _settle_speed(run, cid, intention)
+    if offset == HALF_SEGMENTS:
+        for cid, intention in order(run.state):
+            if intention.kind == "charge" and can_move(run.state, cid):
+                charge(run, cid, intention)
+                _settle_speed(run, cid, intention)
+
+
+def _settle_speed(run: Run, cid: str, intention: Intention) -> None:
+    after = speeds(run.state, cid, intention)[1]
+    if cid in run.state.fighters and fighter(run.state, cid).factor not in (after, 0):
+        run.emit([SpeedChanged(combatant_id=cid, factor=after)])
+
+
+def occupancy(state: CombatIIState, mover: str) -> dict[Cell, str]:
+    return {
+        c.position: c.side
+        for c in state.table.combatants.values()
+        if c.position is not None and c.id != mover and not c.out_of_fight
+    }
+
+
+def route(state: CombatIIState, cid: str, intention: Intention) -> list[Cell]:
+    """The cells to walk, the start excluded: the declared path, else the cheapest one."""
+    combatant = state.table.combatant(cid)
+    grid = state.table.map
+    if grid is None or combatant.position is None or intention.to is None:
+        return []
+    if intention.path:
+        cells = list(intention.path)
+        return cells[1:] if cells and cells[0] == combatant.position else cells
+    found = find_path(grid, combatant.position, intention.to, occupancy(state, cid), combatant.side)
+    return list(found.cells[1:]) if found is not None else []
+
+
+def _walk(run: Run, cid: str, intention: Intention, budget: int, offset: int | None = None) -> None:
+    state = run.state
+    mover = state.table.combatant(cid)
+    if mover.position is None:
+        return
+    if intention.mode == "flee" and engaged_with(state, mover):
+        _free_attacks(run, mover)
+        mover = run.state.table.combatant(cid)
+        if mover.out_of_fight or not can_move(run.state, cid):
+            return
+    here = mover.position
+    assert here is not None
+    walked: list[Cell] = [here]
+    for cell in route(run.state, cid, intention)[:budget]:
+        if cell in occupancy(run.state, cid):
+            break
+        walked.append(cell)
+        if not _entered(run, cid, walked, offset):
+            break
+    if len(walked) > 1:
+        mode = intention.mode if intention.kind == "move" else "normal"
+        number = numbered(state, offset if offset is not None else MOVEMENT_HALF_SEGMENT)
+        run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
+
+
+def _free_attacks(run: Run, mover: Combatant) -> None:
+    """§2 D Fleeing: each foe in reach gets a free attack, unless the fleer is an initiative
+    winner, the foe already struck this phase and is no faster (the winner's exception)."""
+    state = run.state
+    strikes: list[Strike] = []
+    my_mv = stats_of(mover).mv * max(fighter(state, mover.id).factor, 1)
+    for foe in engaged_with(state, mover):
+        foe_fighter = fighter(state, foe.id)
+        foe_mv = stats_of(foe).mv * max(foe_fighter.factor, 1)
+        if (
+            state.tracks.get(mover.id) == "winner"
+            and foe_fighter.attacked_tick == state.tick
+            and foe_mv <= my_mv
+        ):
+            continue
+        if foe_fighter.effect(NO_MOVE) is not None:
+            continue  # §4 Critical Miss 1-4: "opponent may retreat unhindered"
+        weapon = _ready_weapon(state, foe.id)
+        if weapon is not None and can_attack(state, foe.id):
+            strikes.append(Strike(foe.id, mover.id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="free"))
+    if strikes:
+        exchange(run, Exchange(strikes), numbered(run.state))
+
+
+def _ready_weapon(state: CombatIIState, cid: str) -> str | None:
+    stats = stats_of(state.table.combatant(cid))
+    mine = fighter(state, cid)
+    if mine.ready is not None:
+        return mine.ready
+    held = [w for w in mine.in_hand if stats.weapon(w) is not None]
+    if held:
+        return held[0]
+    natural = [w.name for w in stats.weapons if w.kind == "natural"]
+    return natural[0] if natural else None
+
+
+def _entered(run: Run, cid: str, walked: list[Cell], offset: int | None) -> bool:
+    """A mover entering a set weapon's reach (accelerated) or a covered area is struck at
+    once (§2 D Setting Weapons); a covered area's target goes on only if it passes a
+    surprise check. False when the mover stops."""
+    state = run.state
+    mover = state.table.combatant(cid)
+    cell = walked[-1]
+    accelerated = fighter(state, cid).factor >= 2
+    number = numbered(state, offset if offset is not None else MOVEMENT_HALF_SEGMENT)
+    for foe_id in sorted(state.fighters):
+        foe = state.table.combatants.get(foe_id)
+        foe_fighter = fighter(state, foe_id)
+        if foe is None or foe.side == mover.side or foe_fighter.ready is None:
+            continue
+        if foe.out_of_fight or foe.position is None:
+            continue
+        weapon = stats_of(foe).weapon(foe_fighter.ready)
+        if weapon is None:
+            continue
+        covering = cell in foe_fighter.covering
+        reach = squares(state, foe.position, cell) <= weapon.reach and not foe_fighter.covering
+        if not (covering or (reach and accelerated)):
+            continue
+        if len(walked) > 1:
+            run.emit([Moved(combatant_id=cid, path=tuple(walked), half_segment=number)])
+            del walked[:-1]
+        kind = "cover" if covering else "set"
+        exchange(run, Exchange([Strike(foe_id, cid, weapon.name, number, 0, kind=kind)]), number)
+        if run.state.table.combatant(cid).out_of_fight:
+            return False
+        if covering:
+            rolled = surprise_roll(run.ctx, 0, "caught in a covered area")
+            run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+            if not rolled.passed:
+                return False
+    return True
+
+
+def charge(run: Run, cid: str, intention: Intention) -> None:
+    """§2 D Charging: close on the target along a straight line, strike on reaching it,
+    then overrun it by the rest of the phase's movement (or barrel into it)."""
+    state = run.state
+    charger = state.table.combatant(cid)
+    target = state.table.combatants.get(intention.targets[0]) if intention.targets else None
+    grid = state.table.map
+    if target is None or target.out_of_fight or grid is None:
+        return
+    if charger.position is None or target.position is None:
+        return
+    budget = allowance(state, cid, intention)
+    lane = _lane(grid, charger.position, target.position, budget)
+    reach = next((i for i, c in enumerate(lane) if within_cell(state, c, target.position)), None)
+    if reach is None:
+        _emit_path(run, cid, lane[: budget + 1], "charge")
+        return
+    _emit_path(run, cid, lane[: reach + 1], "charge")
+    _charge_blow(run, cid, target.id, intention)
+    if run.state.table.combatant(cid).out_of_fight or intention.barrel:
+        if intention.barrel:
+            _barrel(run, cid, target.id)
+        return
+    rest = [c for c in lane[reach + 1 : budget + 1] if c != target.position]
+    if intention.stop_short:
+        rest = rest[: max(0, len(rest) - intention.stop_short)]
+    occupied = occupancy(run.state, cid)
+    walked = [lane[reach]]
+    for cell in rest:
+        if cell in occupied and cell != target.position:
+            break
+        walked.append(cell)
+    while len(walked) > 1 and walked[-1] in occupied:
+        walked.pop()
+    _emit_path(run, cid, walked, "overrun")
+
+
+def within_cell(state: CombatIIState, cell: Cell, other: Cell) -> bool:
+    return squares(state, cell, other) <= 1
+
+
+def _lane(grid: GridMap, start: Cell, target: Cell, budget: int) -> list[Cell]:
+    """The straight run from start through the target and on, `budget` squares long."""
+    dx, dy = target.x - start.x, target.y - start.y
+    span = max(abs(dx), abs(dy), 1)
+    scale = max(budget + 1, span) / span
+    far = Cell(x=start.x + round(dx * scale), y=start.y + round(dy * scale))
+    far = Cell(x=min(max(far.x, 0), grid.width - 1), y=min(max(far.y, 0), grid.height - 1))
+    return [c for c in line(grid, start, far) if on_map(grid, c)]
+
+
+def _emit_path(run: Run, cid: str, path: list[Cell], mode: str) -> None:
+    if len(path) > 1:
+        run.emit(
+            [
+                Moved(
+                    combatant_id=cid, path=tuple(path), mode=mode,
+                    half_segment=numbered(run.state),
+                )
+            ]
+        )  # fmt: skip
+
+
+def _charge_blow(run: Run, cid: str, target_id: str, intention: Intention) -> None:
+    """The charger's blow: a defender set for it swings at the same moment (double dice with
+    a weapon set against a charge); otherwise the charger's damage lands first and the
+    defender answers only if it has not attacked this phase and has attacks left."""
+    state = run.state
+    weapon = intention.weapons[0] if intention.weapons else _ready_weapon(state, cid)
+    if weapon is None:
+        return
+    multiplier = 1
+    if intention.backstab:
+        multiplier = _backstab(run, cid)
+    blow = Strike(
+        cid, target_id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="charge", multiplier=multiplier
+    )
+    defender = fighter(state, target_id)
+    set_weapon = defender.ready if not defender.covering else None
+    if set_weapon is not None and can_attack(state, target_id):
+        doubled = stats_of(state.table.combatant(target_id)).weapon(set_weapon)
+        times = 2 if doubled is not None and doubled.set_vs_charge else 1
+        answer = Strike(
+            target_id, cid, set_weapon, MOVEMENT_HALF_SEGMENT, 0, kind="set", multiplier=times
+        )
+        exchange(run, Exchange([blow, answer]), numbered(run.state))
+        return
+    exchange(run, Exchange([blow]), numbered(run.state))
+    if _may_counter(run.state, target_id):
+        # The counter is the defender's whole routine (§2 C: its parts strike together).
+        stats = stats_of(run.state.table.combatant(target_id))
+        routine = default_weapons(run.state, target_id, stats)
+        counters = [
+            Strike(target_id, cid, w, MOVEMENT_HALF_SEGMENT, 0, order=i, kind="counter")
+            for i, w in enumerate(routine)
+        ]
+        if counters:
+            exchange(run, Exchange(counters), numbered(run.state))
+
+
+def _may_counter(state: CombatIIState, cid: str) -> bool:
+    """§2 D: "A defender may not respond if it has already attacked within the phase or met
+    its maximum number of attacks per round"."""
+    combatant = state.table.combatants.get(cid)
+    if combatant is None or combatant.out_of_fight or not can_attack(state, cid):
+        return False
+    if fighter(state, cid).attacked_tick == state.tick:
+        return False
+    return attacks_left(state, cid) > 0
+
+
+def _backstab(run: Run, cid: str) -> int:
+    """§2 D: a thief's charging backstab needs a successful move-silently roll."""
+    stats = stats_of(run.state.table.combatant(cid))
+    chance = stats.move_silently or 0
+    roll = run.ctx.die(100, "move silently")
+    rolled = check_percent(roll, chance)
+    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+    return stats.backstab if rolled.passed else 1
+
+
+def check_percent(roll: int, chance: int) -> Check:
+    return Check(
+        ability="move silently", score=chance, roll=roll, passed=roll <= chance, purpose="backstab"
+    )
+
+
+def _barrel(run: Run, cid: str, target_id: str) -> None:
+    """§2 D: barrelling headlong into the foe: each makes a DEX and a STR check or falls."""
+    events: list[Event] = []
+    for who in (cid, target_id):
+        stats = stats_of(run.state.table.combatant(who))
+        fell = False
+        for ability, score in (("dexterity", stats.dexterity), ("strength", stats.strength)):
+            rolled = check(run.ctx, ability, score, 0, "stay standing after the collision")
+            events.append(CheckRolled(combatant_id=who, check=rolled))
+            fell = fell or not rolled.passed
+        if fell:
+            fallen = Effect(name=FALLEN, until=run.state.tick + 1)
+            events.append(EffectApplied(combatant_id=who, effect=fallen))
+    run.emit(events)

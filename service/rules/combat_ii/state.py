@@ -1,0 +1,349 @@
+"""combat-ii state: the stat block (standard 2nd edition values come from it), the
+encounter's options, and what a fight keeps between commands: the round and phase, each
+combatant's track, the intentions declared this phase, spells in progress and effects."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from service.domain import dice
+from service.domain.grid import Cell
+from service.domain.options import EncounterOptions
+from service.domain.ruleset import EncounterState
+from service.domain.table import Combatant, Frozen
+from service.rules.combat_ii.abilities import defensive_adjustment, reaction_adjustment
+from service.rules.combat_ii.mana import BonusSpells, Caster, ManaSystem, Recovery, StartingMana
+from service.rules.combat_ii.schedule import Track
+
+Size = Literal["tiny", "small", "medium", "large", "huge", "gargantuan"]
+WeaponKind = Literal["melee", "missile", "natural"]
+Stage = Literal["setup", "intentions", "ended"]
+ABILITY = Field(default=10, ge=1, le=25)
+_RATE = re.compile(r"^\s*(\d{1,2})\s*(?:/\s*(\d))?\s*$")
+
+# combat-ii §1 E Table 2: Speed Factor Based on Size.
+NATURAL_SF: dict[Size, int] = {
+    "tiny": 0, "small": 2, "medium": 3, "large": 6, "huge": 8, "gargantuan": 10,
+}  # fmt: skip
+WEAPON_SF_ADJUSTMENT: dict[Size, int] = {
+    "tiny": -1, "small": -1, "medium": 0, "large": 1, "huge": 2, "gargantuan": 4,
+}  # fmt: skip
+
+
+def parse_rate(text: str) -> tuple[int, int]:
+    """An attacks-per-round rate as 2nd edition writes it: "1", "3/2", "5/2"."""
+    match = _RATE.match(text)
+    if match is None or int(match.group(1)) == 0 or match.group(2) == "0":
+        raise ValueError(f"a rate is a whole number or a fraction such as '3/2', not {text!r}")
+    return int(match.group(1)), int(match.group(2) or 1)
+
+
+def attacks_in_round(rate: str, round_number: int) -> int:
+    """2nd edition's alternation: 3/2 attacks is 1 in odd rounds and 2 in even ones (the
+    seed's 7th-level fighter: short sword once in round 1, twice in round 2)."""
+    num, den = parse_rate(rate)
+    return (round_number * num) // den - ((round_number - 1) * num) // den
+
+
+class Weapon(Frozen):
+    """A weapon or natural attack with its PH values: base speed factor, damage, magic."""
+
+    name: str = Field(min_length=1, max_length=60)
+    kind: WeaponKind = "melee"
+    speed: int | None = Field(
+        default=None, ge=0, le=20, description="Base SF; natural attacks default to Table 2."
+    )
+    damage: str = Field(default="1d6", min_length=1, max_length=50)
+    magic: int = Field(default=0, ge=-5, le=6, description="Magical plus (to hit, damage, SF).")
+    style: int = Field(default=0, ge=0, le=5, description="Style specialization SF bonus.")
+    specialization: int = Field(
+        default=0, ge=0, le=5, description="Weapon specialization slots beyond proficiency."
+    )
+    attacks: str | None = Field(
+        default=None, description="Attacks per round with it; default the stat block's."
+    )
+    reach: int = Field(default=1, ge=1, le=5, description="Squares it reaches in melee.")
+    strength: bool | None = Field(
+        default=None,
+        description="Strength adds to it (melee and natural always; thrown, custom bows).",
+    )
+    bow: bool = Field(default=False, description="A bow or crossbow (its string may break).")
+    set_vs_charge: bool = Field(
+        default=False, description="Set against a charge it deals double dice (§2 D)."
+    )
+    form: str | None = Field(
+        default=None, max_length=40, description="Attack form: like attacks share one."
+    )
+
+    @field_validator("damage")
+    @classmethod
+    def _valid_damage(cls, value: str) -> str:
+        return dice.checked(value)
+
+    @field_validator("attacks")
+    @classmethod
+    def _valid_rate(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_rate(value)
+        return value
+
+    @property
+    def uses_strength(self) -> bool:
+        return self.strength if self.strength is not None else self.kind != "missile"
+
+
+class Spell(Frozen):
+    """A spell or psionic power the combatant can use (§2 A, B)."""
+
+    name: str = Field(min_length=1, max_length=60)
+    level: int = Field(default=1, ge=0, le=9)
+    ct: int | None = Field(default=None, ge=1, le=9, description="Casting time in segments.")
+    rounds: int | None = Field(default=None, ge=1, le=10, description="Casting time in rounds.")
+    components: str = Field(default="VSM", pattern=r"^[VSM]{0,3}$")
+    damage: str | None = Field(default=None, max_length=50)
+    touch: bool = False
+    psionic: bool = False
+    specialty: bool = Field(default=False, description="Of the caster's school of speciality.")
+
+    @field_validator("damage")
+    @classmethod
+    def _valid_damage(cls, value: str | None) -> str | None:
+        return dice.checked_optional(value)
+
+    @model_validator(mode="after")
+    def _one_casting_time(self) -> Spell:
+        if self.ct is not None and self.rounds is not None:
+            raise ValueError("a spell's casting time is in segments (ct) or rounds, not both")
+        return self
+
+    @property
+    def units(self) -> int:
+        """CT units: psionics default to CT 1 (§2 B); a spell without a CT is CT 1."""
+        return self.ct or 1
+
+    @property
+    def somatic(self) -> bool:
+        return "S" in self.components
+
+    @property
+    def material(self) -> bool:
+        return "M" in self.components
+
+
+class CombatIIStats(Frozen):
+    """A 2nd edition stat block. Adjustments the stat block leaves out come from the PH
+    tables in abilities.py; THAC0, AC (with Dexterity counted), MV and attacks per round
+    are the sheet's own."""
+
+    hp: int = Field(default=8, ge=1, le=10_000)
+    thac0: int = Field(default=20, ge=-10, le=30)
+    ac: int = Field(default=10, ge=-15, le=15)
+    mv: int = Field(default=12, ge=0, le=60, description="Base movement per round.")
+    max_speed: int = Field(default=5, ge=1, le=5, description="Top multiple of MV (PH p.120).")
+    size: Size = "medium"
+    level: int = Field(default=1, ge=0, le=40)
+    attacks: str = Field(default="1", description="Attacks (routines) per round: 1, 3/2, 2.")
+    strength_hit: int = Field(default=0, ge=-5, le=7)
+    strength_damage: int = Field(default=0, ge=-5, le=14)
+    listed_damage: int = Field(default=0, ge=0, le=30, description="A creature's damage bonus.")
+    strength: int = ABILITY
+    dexterity: int = ABILITY
+    agility: int | None = Field(default=None, ge=1, le=25)
+    constitution: int = ABILITY
+    intelligence: int = ABILITY
+    wisdom: int = ABILITY
+    reaction: int | None = Field(default=None, ge=-6, le=6, description="Default: PH table.")
+    defence: int | None = Field(default=None, ge=-6, le=6, description="Default: PH table.")
+    weapons: tuple[Weapon, ...] = Field(default=(), max_length=20)
+    wielding: tuple[str, ...] | None = Field(
+        default=None, max_length=4, description="Weapons in hand; default the first."
+    )
+    routine: tuple[str, ...] | None = Field(
+        default=None, max_length=8, description="A multi-part routine (claw, claw, bite)."
+    )
+    spells: tuple[Spell, ...] = Field(default=(), max_length=60)
+    caster: Caster | None = None
+    group: str | None = Field(default=None, max_length=40, description="Initiative group.")
+    mounted: bool = False
+    thief: bool = False
+    move_silently: int | None = Field(default=None, ge=0, le=100)
+    backstab: int = Field(default=1, ge=1, le=5, description="Backstab damage multiplier.")
+    components_in_hand: bool = True
+
+    @field_validator("attacks")
+    @classmethod
+    def _valid_rate(cls, value: str) -> str:
+        parse_rate(value)
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CombatIIStats:
+        names = [w.name for w in self.weapons]
+        if len(names) != len(set(names)):
+            raise ValueError("every weapon needs its own name")
+        for listed in (*(self.wielding or ()), *(self.routine or ())):
+            if listed not in names:
+                raise ValueError(f"'{listed}' is not one of the stat block's weapons")
+        spells = [s.name for s in self.spells]
+        if len(spells) != len(set(spells)):
+            raise ValueError("every spell needs its own name")
+        return self
+
+    def weapon(self, name: str) -> Weapon | None:
+        return next((w for w in self.weapons if w.name == name), None)
+
+    def spell(self, name: str) -> Spell | None:
+        return next((s for s in self.spells if s.name == name), None)
+
+    def in_hand(self) -> tuple[str, ...]:
+        if self.wielding is not None:
+            return self.wielding
+        held = [w.name for w in self.weapons if w.kind != "natural"]
+        return tuple(held[:1])
+
+    def reaction_of(self, score: int) -> int:
+        return self.reaction if self.reaction is not None else reaction_adjustment(score)
+
+    def defence_of(self, score: int) -> int:
+        return self.defence if self.defence is not None else defensive_adjustment(score)
+
+
+class CombatIIOptions(EncounterOptions):
+    phase_system: Literal["I", "II"] = Field(
+        default="I", description="§1 four-phase rounds, or §3 continuous A/B/C phases."
+    )
+    criticals: Literal["none", "tables", "severity"] = Field(
+        default="none", description="§4 Critical Hit and Miss Tables I, or II Severity Rules."
+    )
+    agility: bool = Field(
+        default=False, description="§4 Agility: AGI for initiative and AC, DEX for SF."
+    )
+    incremental_movement: bool = Field(
+        default=False, description="§2 D Half-Segment Incremental Movement (Table 3)."
+    )
+    hold_spells: bool = Field(default=True, description="§2 A Holding a Spell (up to 6 CT).")
+    split_attack_forms: bool = Field(
+        default=False, description="§2 C option: one attack form per phase (two beyond 3)."
+    )
+    caster_delay: Literal["flat", "by-level"] = Field(
+        default="flat", description="§3 B: 2 phases after a spell, or Table 5 by level."
+    )
+    listed_damage: Literal["full", "half"] = Field(
+        default="full", description="§4 Severity: a creature's listed damage bonus."
+    )
+    perception_thieves: bool = Field(default=False, description="§4 Perception: +2 per level.")
+    mana: ManaSystem = Field(default="none", description="§5 Mana System I (points) or II.")
+    bonus_spells: BonusSpells = "add"
+    starting_mana: StartingMana = "standard"
+    mana_recovery: Recovery = "flat"
+    intention_seconds: float | None = Field(
+        default=None, gt=0, le=86_400, description="Seconds to declare; then stand by default."
+    )
+
+
+class Intention(Frozen):
+    """What a combatant will do this phase (§1 C): one action."""
+
+    kind: Literal[
+        "attack", "cast", "touch", "move", "charge", "set-weapon", "cover-area",
+        "prepare", "stand", "continue", "surprised", "helpless",
+    ]  # fmt: skip
+    targets: tuple[str, ...] = ()
+    weapons: tuple[str, ...] = ()
+    fallback: str | None = None
+    twice: bool = False
+    spell: str | None = None
+    hold: int = 0
+    step: Cell | None = None
+    to: Cell | None = None
+    path: tuple[Cell, ...] = ()
+    speed: int | None = None
+    mode: Literal["normal", "withdraw", "flee"] = "normal"
+    stop_short: int = 0
+    barrel: bool = False
+    backstab: bool = False
+    cells: tuple[Cell, ...] = ()
+    what: str | None = None
+    draw: str | None = None
+
+
+class Casting(Frozen):
+    """A spell in progress (§1 G): CT units still to pass, and what was paid for it."""
+
+    spell: str
+    target: str | None = None
+    left: int
+    rounds: int | None = Field(default=None, description="One-round spells: rounds left.")
+    begun_tick: int
+    round: int
+    somatic: bool = True
+    hold: int = Field(default=0, description="CT units of holding at the end (§2 A).")
+    material: bool = False
+    touch: bool = False
+
+
+class Effect(Frozen):
+    """A timed state from a critical, a fall or a penalty: lasts through phase tick `until`."""
+
+    name: str
+    until: int
+    value: int = 0
+    on_end: Literal["agility-or-knees"] | None = None
+    ends_on_attack: bool = False
+    starts: int = Field(default=0, description="The phase tick it takes hold (next phase).")
+
+
+class Fighter(Frozen):
+    """What the rules remember of one combatant between commands."""
+
+    factor: int = Field(default=0, description="Current speed as a multiple of MV (0-5).")
+    phase_factor: int = Field(default=0, description="The speed the phase began at.")
+    top_factor: int = 0
+    used: dict[str, int] = Field(default_factory=dict, description="Attacks this round.")
+    attacked_round: int = 0
+    attacked_tick: int = -1
+    cast_round: int = 0
+    completed_round: int = 0
+    completed_tick: int = -1
+    casting: Casting | None = None
+    charged: str | None = Field(default=None, description="A touch spell waiting its touch.")
+    ruined_round: int = 0
+    damaged_tick: int = -1
+    ready: str | None = Field(default=None, description="The weapon set or covering.")
+    covering: tuple[Cell, ...] = ()
+    effects: tuple[Effect, ...] = ()
+    in_hand: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+    components: bool = True
+    string_broken: tuple[str, ...] = ()
+    free_attacks: int = 0
+    sequence: int = Field(default=0, description="System II: place in the delay schedule.")
+    rest_until: int = Field(default=-1, description="System II: no attack through this tick.")
+    cast_rest_until: int = Field(default=-1, description="System II: no casting through this.")
+    spells_in_row: int = 0
+    recovered_today: int = 0
+    fumbled_tick: int = -1
+
+    def effect(self, name: str) -> Effect | None:
+        return next((e for e in self.effects if e.name == name), None)
+
+
+class CombatIIState(EncounterState):
+    options: CombatIIOptions
+    stage: Stage = "setup"
+    round: int = 0
+    phase: int = 0
+    tick: int = Field(default=0, description="Action phases begun so far (durations count them).")
+    rolls: dict[str, int] = Field(default_factory=dict, description="Group initiative d10s.")
+    tracks: dict[str, Track] = Field(default_factory=dict)
+    intentions: dict[str, Intention] = Field(default_factory=dict)
+    fighters: dict[str, Fighter] = Field(default_factory=dict)
+    surprised: tuple[str, ...] = ()
+    ambushers: tuple[str, ...] = ()
+
+
+def stats_of(combatant: Combatant) -> CombatIIStats:
+    return CombatIIStats.model_validate(combatant.stats)

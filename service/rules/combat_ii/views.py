@@ -1,0 +1,237 @@
+"""What combat-ii shows: the intentions each combatant may declare this phase, the
+half-segment timeline of the phase (who acts when) for a front end to draw, the phase label
+and one sentence per event."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from service.domain.context import Actor
+from service.domain.errors import RuleViolation
+from service.domain.legal import common_actions
+from service.domain.narration import Names
+from service.domain.views import ActionOption
+from service.rules.combat_ii import attacks, casting, initiative
+from service.rules.combat_ii.abilities import perception
+from service.rules.combat_ii.allowance import attacks_left
+from service.rules.combat_ii.combatants import (
+    adjusted_sf,
+    armor_class,
+    can_attack,
+    can_move,
+    enemies,
+    within,
+)
+from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.phases import waiting
+from service.rules.combat_ii.schedule import half_segment
+from service.rules.combat_ii.schedule import phase_label as label_of
+from service.rules.combat_ii.state import CombatIIState, Intention, stats_of
+
+
+def phase_label(state: CombatIIState) -> str:
+    if state.stage == "setup":
+        return "setup"
+    if state.stage == "ended":
+        return "ended"
+    label = label_of(state.options.phase_system, state.phase)
+    if state.options.phase_system == "II":
+        return f"phase {label} (cycle {state.round}): intentions"
+    return f"round {state.round}, phase {label}: intentions"
+
+
+def legal_actions(state: CombatIIState, viewer: Actor) -> list[ActionOption]:
+    actions = common_actions(state.table, viewer)
+    if viewer.role in ("observer", "auditor") or state.stage != "intentions":
+        if viewer.is_gm and state.stage == "setup":
+            actions.append(ActionOption(type="surprise", label="Set surprise and ambushers"))
+        return actions
+    if viewer.is_gm:
+        actions.append(ActionOption(type="ambush", label="Spring an ambush on a combatant"))
+    for cid in waiting(state):
+        if viewer.controls(cid):
+            actions += intentions(state, cid)
+    return actions
+
+
+def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
+    """The intentions `cid` may declare now (§1 C): one of attack, cast, move, or a brief
+    action; each with its targets."""
+    combatant = state.table.combatant(cid)
+    stats = stats_of(combatant)
+    mine = fighter(state, cid)
+    name = combatant.name
+    options: list[ActionOption] = []
+    foes = enemies(state, combatant)
+    if can_attack(state, cid) and attacks_left(state, cid) > 0 and not mine.casting:
+        reachable = [f.id for f in foes if _reachable(state, cid, f.id)]
+        if reachable:
+            options.append(
+                ActionOption(type="attack", label=f"{name} attacks", actor=cid, targets=reachable)
+            )
+    if mine.charged is not None:
+        options.append(
+            ActionOption(
+                type="touch", label=f"{name} delivers {mine.charged}", actor=cid,
+                targets=[f.id for f in foes],
+            )
+        )  # fmt: skip
+    for spell in stats.spells:
+        if not _castable(state, cid, spell.name):
+            continue
+        options.append(
+            ActionOption(
+                type="cast", label=f"{name} casts {spell.name}", actor=cid,
+                targets=[c.id for c in initiative.fighting(state)],
+                params={"spell": spell.name, "ct": spell.ct, "rounds": spell.rounds},
+            )
+        )  # fmt: skip
+    if can_move(state, cid) and combatant.position is not None:
+        options.append(ActionOption(type="move", label=f"{name} moves", actor=cid))
+        if stats.mv and foes:
+            options.append(
+                ActionOption(
+                    type="charge", label=f"{name} charges", actor=cid, targets=[f.id for f in foes]
+                )
+            )
+    options += [
+        ActionOption(type="set-weapon", label=f"{name} sets a weapon", actor=cid),
+        ActionOption(type="prepare", label=f"{name} prepares", actor=cid),
+        ActionOption(type="stand", label=f"{name} stands and defends", actor=cid),
+    ]
+    return options
+
+
+def _castable(state: CombatIIState, cid: str, spell: str) -> bool:
+    try:
+        casting.check_cast(state, cid, Intention(kind="cast", spell=spell))
+    except RuleViolation:
+        return False
+    return True
+
+
+def _reachable(state: CombatIIState, cid: str, target: str) -> bool:
+    stats = stats_of(state.table.combatant(cid))
+    ranged = any(w.kind == "missile" for w in stats.weapons)
+    reach = max((w.reach for w in stats.weapons), default=1)
+    return ranged or within(state, state.table.combatant(cid), state.table.combatant(target), reach)
+
+
+def timeline(state: CombatIIState) -> list[dict[str, Any]]:
+    """The current phase's half-segments and what the declared intentions put in each: an
+    attack's strike, a spell's CT unit or completion (§1 Table 1). Movement follows them."""
+    system = state.options.phase_system
+    rows: list[dict[str, Any]] = [
+        {"half_segment": half_segment(state.phase, k, system), "offset": k, "actions": []}
+        for k in range(1, 7)
+    ]
+    routine = 0
+    for cid, intention in sorted(state.intentions.items()):
+        if intention.kind in ("attack", "touch"):
+            for strike in attacks.plan(state, cid, intention, routine):
+                rows[strike.offset - 1]["actions"].append(
+                    {
+                        "combatant_id": cid, "kind": "strike", "target": strike.target,
+                        "weapon": strike.weapon, "sf": strike.sf,
+                        "track": state.tracks.get(cid, "loser"),
+                    }
+                )  # fmt: skip
+            routine += 3
+    for cid in sorted(state.fighters):
+        offset = casting.completion_offset(state, cid)
+        spell = fighter(state, cid).casting
+        if offset is not None and spell is not None:
+            rows[offset - 1]["actions"].append(
+                {"combatant_id": cid, "kind": "spell", "spell": spell.spell, "target": spell.target}
+            )
+    return rows
+
+
+def _speed(d: dict[str, Any]) -> str:
+    """ " (SF 7, loser)" for a scheduled strike; a charge or counter has no SF of its own."""
+    if d.get("sf") is None:
+        return f" ({d['kind']})"
+    track = f", {d['track']}" if d.get("track") else ""
+    return f" (SF {d['sf']}{track})"
+
+
+def _squares(count: int) -> str:
+    return f"{count} square{'s' * (count != 1)}"
+
+
+def _hs(d: dict[str, Any]) -> str:
+    return f"half-segment {d['half_segment']}"
+
+
+NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
+    "round-began": lambda d, n: f"Round {d['round']} begins.",
+    "initiative-rolled": lambda d, n: (
+        "Initiative: "
+        + ", ".join(f"{g} {r}" for g, r in sorted(d["rolls"].items()))
+        + (f"; {d['winner']} win." if d["winner"] else ".")
+    ),
+    "phase-began": lambda d, n: f"Phase {d['label']} begins.",
+    "phase-ended": lambda d, n: (
+        "The endphase ends." if d["phase"] == 4 else f"Phase {d['phase']} ends."
+    ),
+    "intention-declared": lambda d, n: (
+        f"{n(d['combatant_id'])} will {d['intention']['kind'].replace('-', ' ')}."
+    ),
+    "attack-rolled": lambda d, n: (
+        f"{_hs(d)}: {n(d['attacker'])}'s {d['weapon']}{_speed(d)} "
+        f"{'hits' if d['hit'] else 'misses'} {n(d['target'])} ({d['roll']} vs {d['needed']})."
+    ),
+    "damage-rolled": lambda d, n: (
+        f"{_hs(d)}: {d['source']} deals {d['amount']} to {n(d['target'])}."
+    ),
+    "critical-rolled": lambda d, n: (
+        f"Critical {d['kind']} for {n(d['combatant_id'])}: {d['result']}."
+    ),
+    "check-rolled": lambda d, n: (
+        f"{n(d['combatant_id'])} {'passes' if d['check']['passed'] else 'fails'} a "
+        f"{d['check']['ability']} check ({d['check']['purpose']})."
+    ),
+    "effect-applied": lambda d, n: f"{n(d['combatant_id'])} is {d['effect']['name']}.",
+    "effect-ended": lambda d, n: f"{n(d['combatant_id'])} is no longer {d['name']}.",
+    "spell-begun": lambda d, n: (
+        f"{n(d['combatant_id'])} begins {d['casting']['spell']}; it completes {d['completes']}."
+    ),
+    "spell-completed": lambda d, n: f"{_hs(d)}: {n(d['combatant_id'])}'s {d['spell']} completes.",
+    "spell-ruined": lambda d, n: (
+        f"{n(d['combatant_id'])}'s {d['spell']} is ruined ({d['reason']})."
+    ),
+    "casting-delayed": lambda d, n: f"{n(d['combatant_id'])}'s {d['spell']} is delayed a phase.",
+    "casting-progressed": lambda d, n: f"{n(d['combatant_id'])} keeps casting.",
+    "moved": lambda d, n: (
+        f"{n(d['combatant_id'])} moves {_squares(len(d['path']) - 1)} ({d['mode']})."
+    ),
+    "speed-changed": lambda d, n: f"{n(d['combatant_id'])} now moves at {d['factor']}x MV.",
+    "weapon-dropped": lambda d, n: f"{n(d['combatant_id'])} loses {d['weapon']} ({d['how']}).",
+    "weapon-readied": lambda d, n: f"{n(d['combatant_id'])} readies {d['weapon'] or d['what']}.",
+    "ready-ended": lambda d, n: f"{n(d['combatant_id'])} is no longer ready.",
+    "sequence-set": lambda d, n: f"{n(d['combatant_id'])}'s attack sequence moves on.",
+    "ambush-set": lambda d, n: "Surprise: " + ", ".join(n(c) for c in d["surprised"]) + ".",
+    "rested": lambda d, n: f"{n(d['combatant_id'])} rests {d['hours']} hours.",
+}
+
+
+def sheet(state: CombatIIState, cid: str) -> dict[str, Any]:
+    """One combatant's numbers as the rules read them now: track, AC, each weapon's adjusted
+    SF, attacks left, speed, the spell in progress and §4 Perception."""
+    combatant = state.table.combatant(cid)
+    stats = stats_of(combatant)
+    mine = fighter(state, cid)
+    return {
+        "track": state.tracks.get(cid),
+        "ac": armor_class(state, combatant),
+        "sf": {w.name: adjusted_sf(state, combatant, w) for w in stats.weapons},
+        "attacks_left": attacks_left(state, cid),
+        "speed": mine.factor,
+        "casting": mine.casting.spell if mine.casting is not None else None,
+        "effects": [e.name for e in mine.effects],
+        "perception": perception(
+            stats.intelligence, stats.wisdom, stats.level, stats.thief,
+            state.options.perception_thieves,
+        ),
+    }  # fmt: skip
