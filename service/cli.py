@@ -220,12 +220,19 @@ async def _hex_demo(engine: Engine) -> tuple[str, list[str]]:
     return await run_hex_demo(engine)
 
 
+async def _combat_ii_demo(engine: Engine) -> tuple[str, list[str]]:
+    from service.demo_combat_ii import run_combat_ii_demo
+
+    return await run_combat_ii_demo(engine)
+
+
 DEMOS: dict[str, Callable[[Engine], Awaitable[tuple[str, list[str]]]]] = {
     "freeform": _freeform_demo,
     "delvers-deep": _delvers_demo,
     "fifty-two": _fifty_two_demo,
     "d20-action-points": _d20_demo,
     "hex-tactical": _hex_demo,
+    "combat-ii": _combat_ii_demo,
 }
 
 
