@@ -52,7 +52,11 @@ def health_word(combatant: Combatant) -> str:
 
 
 def summarize(
-    ruleset: RulesetBase[Any], state: EncounterState, viewer: Actor | None, version: int
+    ruleset: RulesetBase[Any],
+    state: EncounterState,
+    viewer: Actor | None,
+    version: int,
+    details: dict[str, Any] | None = None,
 ) -> EncounterSummary:
     table = state.table
     return EncounterSummary(
@@ -78,6 +82,7 @@ def summarize(
             WindowView(id=w.id, trigger=w.trigger, waiting_for=w.waiting_for(), deadline=w.deadline)
             for w in table.open_windows()
         ],
+        details=details,
     )
 
 

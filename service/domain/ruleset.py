@@ -195,7 +195,11 @@ class RulesetBase(Generic[S]):
         return narrate_with({}, kind, data, names)
 
     def summary(self, state: S, viewer: Actor | None = None, version: int = 0) -> EncounterSummary:
-        return summarize(self, state, viewer, version)
+        return summarize(self, state, viewer, version, self.summary_details(state, viewer))
+
+    def summary_details(self, state: S, viewer: Actor | None) -> dict[str, Any] | None:
+        """What this ruleset adds to the summary for `viewer` (the summary's `details`)."""
+        return None
 
 
 def invalid(error: ValidationError, what: str, code: str = "command/invalid") -> InvalidCommand:

@@ -63,6 +63,14 @@ class EncounterSummary(View):
     combatants: list[CombatantSummary] = Field(default_factory=list)
     clocks: list[ClockView] = Field(default_factory=list)
     reaction_windows: list[WindowView] = Field(default_factory=list)
+    details: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "What this ruleset adds for a front end to draw, or null where it adds nothing "
+            "(combat-ii: the current phase's half-segment timeline and the viewer's own "
+            "combatants' sheets)."
+        ),
+    )
 
 
 class ActionOption(View):

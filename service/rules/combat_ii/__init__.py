@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from service.domain.common import MoveToken
 from service.domain.context import Actor, DecideContext
+from service.domain.envelope import Envelope
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
@@ -35,7 +36,6 @@ class CombatII(RulesetBase[CombatIIState]):
     stats_model = CombatIIStats
     commands = COMMANDS
     events = EVENTS
-    health_events = frozenset({"resource-adjusted", "damage-rolled"})
 
     def decide(self, state: CombatIIState, command: Command, ctx: DecideContext) -> list[Event]:
         if isinstance(command, MoveToken) and not ctx.actor.is_gm:
@@ -73,6 +73,14 @@ class CombatII(RulesetBase[CombatIIState]):
 
     def legal_actions(self, state: CombatIIState, viewer: Actor) -> list[ActionOption]:
         return views.legal_actions(state, viewer)
+
+    def summary_details(self, state: CombatIIState, viewer: Actor | None) -> dict[str, Any]:
+        return views.details(state, viewer)
+
+    def redact_event(
+        self, envelope: Envelope, viewer: Actor | None, state: CombatIIState
+    ) -> dict[str, Any] | None:
+        return views.redact(envelope, viewer, state)
 
     def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
         return narrate_with(views.NARRATION, kind, data, names)

@@ -11,7 +11,7 @@ from service.domain.narration import namer
 from service.domain.views import ActionOption
 from service.rules.combat_ii import RULESET, views
 from tests.rules.combat_ii.cast import attack, duel, of_type, only, stand
-from tests.rules.combat_ii.given import LONG_SWORD, LONGBOW, SHORT_SWORD, state_of
+from tests.rules.combat_ii.given import LONG_SWORD, LONGBOW, SHORT_SWORD, encounter, state_of
 from tests.rules.harness import Table
 
 HERO = Actor("p1", "player", frozenset({"fighter"}))
@@ -289,3 +289,66 @@ def test_a_critical_is_narrated_with_its_result() -> None:
     assert only(table.envelopes, "critical-rolled")["d10"] == 7
     assert of_type(table.envelopes, "effect-applied")[0]["effect"]["name"] == "stunned"
     assert table.replayed() == table.state
+
+
+# --- hidden health -------------------------------------------------------------------------------
+
+
+def test_hidden_enemy_health_keeps_the_damage_an_enemy_takes_from_players() -> None:
+    """Shared `hide_enemy_health`: the fighter's player is told its long sword hit the ogre,
+    not for how much (neither the `damage-rolled` with its die nor the `resource-adjusted`);
+    it still sees the damage it takes itself, and the GM sees both."""
+    table = duel(hide_enemy_health=True)
+    attack(table, "ogre", "fighter")
+    stored = attack(table, "fighter", "ogre", dice=[15, 3, 15, 4])
+    state = state_of(table)
+
+    def seen(viewer: Actor) -> list[tuple[str, Any]]:
+        shown = (RULESET.redact_event(e, viewer, state) for e in stored)
+        return [
+            (s["type"], s["data"].get("target") or s["data"].get("combatant_id"))
+            for s in shown
+            if s is not None and s["type"] in ("attack-rolled", "damage-rolled")
+        ]
+
+    assert seen(HERO) == [("attack-rolled", "ogre"), ("attack-rolled", "fighter"),
+                          ("damage-rolled", "fighter")]  # fmt: skip
+    assert seen(GM) == [("attack-rolled", "ogre"), ("damage-rolled", "ogre"),
+                        ("attack-rolled", "fighter"), ("damage-rolled", "fighter")]  # fmt: skip
+
+
+def test_without_hidden_health_players_see_every_damage_roll() -> None:
+    table = duel()
+    attack(table, "ogre", "fighter")
+    stored = attack(table, "fighter", "ogre", dice=[15, 3, 15, 4])
+    damage = [e for e in stored if e.type == "damage-rolled"]
+    assert [RULESET.redact_event(e, HERO, state_of(table)) is not None for e in damage] == [
+        True,
+        True,
+    ]
+
+
+# --- the summary's details -----------------------------------------------------------------------
+
+
+def test_the_summary_details_carry_the_timeline_and_only_the_viewers_sheets() -> None:
+    table = duel()
+    attack(table, "ogre", "fighter")
+
+    mine = RULESET.summary(state_of(table), HERO).details
+    everyone = RULESET.summary(state_of(table), GM).details
+    watched = RULESET.summary(state_of(table), WATCHER).details
+
+    assert mine is not None and everyone is not None and watched is not None
+    assert mine["timeline"] == views.timeline(state_of(table))
+    assert strikes(mine["timeline"]) == [(4, "ogre", "fighter", 4, "loser")]
+    assert sorted(mine["sheets"]) == ["fighter"]
+    assert sorted(everyone["sheets"]) == ["fighter", "ogre"]
+    assert watched["sheets"] == {}
+    assert mine["sheets"]["fighter"] == views.sheet(state_of(table), "fighter")
+
+
+def test_the_summary_has_no_timeline_before_the_fight() -> None:
+    table = encounter()
+    details = RULESET.summary(state_of(table), GM).details
+    assert details == {"timeline": [], "sheets": {}}
