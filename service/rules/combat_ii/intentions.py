@@ -4,7 +4,7 @@ rules forbid it (combat-ii §1 C, §2)."""
 from __future__ import annotations
 
 from service.domain.errors import RuleViolation
-from service.domain.grid import Cell
+from service.domain.grid import Cell, on_map, terrain_at
 from service.domain.messages import Command
 from service.rules.combat_ii import casting, delays
 from service.rules.combat_ii.allowance import attacks_left, default_weapons, left_with
@@ -29,7 +29,7 @@ from service.rules.combat_ii.commands import (
     Touch,
 )
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.movement import allowance, minimum, route
+from service.rules.combat_ii.movement import allowance, minimum, occupancy, route
 from service.rules.combat_ii.state import (
     CombatIIState,
     CombatIIStats,
@@ -248,8 +248,11 @@ def _check_targets(
         weapon = stats.weapon(weapons[i] if len(targets) > 1 else weapons[0])
         if weapon is None or weapon.kind == "missile":
             continue
-        reach = weapon.reach + (MAX_STEP if step is not None else 0)
-        if not within(state, attacker, target, reach):
+        if step is not None and target.position is not None:
+            reachable = squares(state, step, target.position) <= weapon.reach
+        else:
+            reachable = within(state, attacker, target, weapon.reach)
+        if not reachable:
             raise RuleViolation(
                 "attack/out-of-reach",
                 f"{target.name} is out of striking distance: close in first (a move this "
@@ -279,9 +282,22 @@ def _check_step(state: CombatIIState, cid: str, step: Cell | None) -> None:
         return
     if combatant.position is None or state.table.map is None:
         raise RuleViolation("move/no-position", f"{combatant.name} is not on the map")
-    if squares(state, combatant.position, step) > MAX_STEP:
+    if not on_map(state.table.map, step):
+        raise RuleViolation("map/off-map", f"cell ({step.x}, {step.y}) is not on the map")
+    if not can_move(state, cid) or fighter(state, cid).effect(NO_MOVE):
+        raise RuleViolation("move/cannot", f"{combatant.name} cannot move this phase")
+    if squares(state, combatant.position, step) > MAX_STEP or step == combatant.position:
         raise RuleViolation(
-            "move/step-too-far", "repositioning is a step or two: at most 10 ft (one square)"
+            "move/step-too-far",
+            f"repositioning is a step or two: at most 10 ft, to a square next to "
+            f"{combatant.name}'s square",
+            rule="combat-ii §2 A Spellcasting, §2 C Physical Attacks",
+        )
+    if terrain_at(state.table.map, step).kind == "impassable" or step in occupancy(state, cid):
+        raise RuleViolation(
+            "move/step-blocked",
+            f"{combatant.name} cannot step into ({step.x}, {step.y}): it is taken or impassable",
+            rule="combat-ii §2 A Spellcasting, §2 C Physical Attacks",
         )
 
 

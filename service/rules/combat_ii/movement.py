@@ -97,6 +97,25 @@ def start(run: Run) -> None:
             run.emit([EffectApplied(combatant_id=cid, effect=charging)])
 
 
+def reposition(run: Run) -> None:
+    """§2 A and §2 C Repositioning: "a step or two (max. 10')" before the spell (+1 CT) or the
+    attack (+2 SF), taken as the phase's counting begins, winners first (§1 F). A step whose
+    square another stepper took first is not taken; a step into a covered area draws its
+    shot like any other entry (§2 D Setting Weapons)."""
+    steppers = [(cid, i) for cid, i in sorted(run.state.intentions.items()) if i.step is not None]
+    steppers.sort(key=lambda m: run.state.tracks.get(m[0], "loser") != "winner")
+    for cid, intention in steppers:
+        mover = run.state.table.combatant(cid)
+        if not can_move(run.state, cid) or mover.position is None or intention.step is None:
+            continue
+        if intention.step in occupancy(run.state, cid):
+            continue
+        walked = [mover.position, intention.step]
+        number = numbered(run.state, 1)
+        run.emit([Moved(combatant_id=cid, path=tuple(walked), mode="step", half_segment=number)])
+        _entered(run, cid, walked[-1:], 1)
+
+
 def _stop_short(run: Run, cid: str, intention: Intention) -> bool:
     """§2 D: DEX at -1 per 10 ft of slowdown skipped, or fall prone for 1d4 phases."""
     dexterity = stats_of(run.state.table.combatant(cid)).dexterity

@@ -199,6 +199,7 @@ def _resolve_phase(run: Run) -> None:
         ):
             run.emit([ReadyEnded(combatant_id=cid)])
     movement.start(run)
+    movement.reposition(run)
     strikes = _strikes(run.state)
     due = casting.completions(run.state)
     for offset in range(1, HALF_SEGMENTS + 1):
