@@ -450,6 +450,8 @@ def _charge(state: CombatIIState, command: Charge) -> Intention:
         )
     if state.options.phase_system == "I" and attacks_left(state, cid) <= 0:
         raise RuleViolation("attack/none-left", f"{combatant.name} has no attacks left")
+    if state.options.phase_system == "II":
+        _system_two_allowance(state, cid, (command.target,))  # §3 C: a charge's blow waits too
     weapon = _weapon(state, cid, command.weapon, ranged=False)
     if command.backstab and not stats_of(combatant).thief:
         raise RuleViolation("charge/not-thief", "only a thief may make a charging backstab")

@@ -258,3 +258,28 @@ def test_a_one_round_spell_goes_off_at_the_end_of_its_third_phase() -> None:
     assert table.types(done).index("moved") < table.types(done).index("spell-completed")
     assert state_of(table).fighters["fighter"].casting is None
     assert table.replayed() == table.state
+
+
+def test_a_charge_waits_out_the_delay_like_any_attack() -> None:
+    """§3 C Table 6 and §2 D Charging: the charge ends in a blow, so one a round (attack,
+    delay, delay) cannot charge in the phases after its attack; once the delay is over it
+    may (the ogre eight squares off, the fighter at 2x MV)."""
+    table = duel(phase_system="II", ogre_at=(1, 0), others=[("wolf", "ogres", {"hp": 9}, (9, 0))])
+    stand(table, "ogre")
+    stand(table, "wolf")
+    attack(table, "fighter", "ogre", dice=[2])  # phase A: its one attack, a miss
+    charge = {"type": "charge", "combatant_id": "fighter", "target": "wolf", "speed": 2}
+
+    for _ in range(2):  # phases B and C: the delay
+        stand(table, "ogre")
+        stand(table, "wolf")
+        assert refused(table, charge).code == "attack/delay"
+        stand(table, "fighter", dice=dice_for(table, []))
+
+    stand(table, "ogre")
+    stand(table, "wolf")
+    charged = table.send(charge, dice=[2, 3])  # phase A again: the charge and its blow
+
+    assert only(charged, "moved")["mode"] == "charge"
+    assert only(charged, "attack-rolled")["target"] == "wolf"
+    assert table.replayed() == table.state
