@@ -143,7 +143,11 @@ def resolve(run: Run) -> None:
     for cid, intention in order(run.state):
         if not can_move(run.state, cid):
             continue
-        if intention.stop_short and not _stop_short(run, cid, intention):
+        if (
+            intention.kind == "move"
+            and intention.stop_short
+            and not _stop_short(run, cid, intention)
+        ):
             continue
         if intention.kind == "charge":
             charge(run, cid, intention)
@@ -280,10 +284,19 @@ def _ready_weapon(state: CombatIIState, cid: str) -> str | None:
     return natural[0] if natural else None
 
 
-def _entered(run: Run, cid: str, walked: list[Cell], offset: int | None) -> bool:
+def _entered(
+    run: Run,
+    cid: str,
+    walked: list[Cell],
+    offset: int | None,
+    mode: str = "normal",
+    spare: str | None = None,
+) -> bool:
     """A mover entering a set weapon's reach (accelerated) or a covered area is struck at
     once (§2 D Setting Weapons); a covered area's target goes on only if it passes a
-    surprise check. False when the mover stops."""
+    surprise check. False when the mover stops. The path walked so far is emitted (as
+    `mode`) before the shot; `spare` is a charge's target, whose set weapon answers the
+    charge's own blow instead."""
     state = run.state
     mover = state.table.combatant(cid)
     cell = walked[-1]
@@ -293,6 +306,8 @@ def _entered(run: Run, cid: str, walked: list[Cell], offset: int | None) -> bool
         foe = state.table.combatants.get(foe_id)
         foe_fighter = fighter(state, foe_id)
         if foe is None or foe.side == mover.side or foe_fighter.ready is None:
+            continue
+        if foe_id == spare and not foe_fighter.covering:
             continue
         if foe.out_of_fight or foe.position is None:
             continue
@@ -304,7 +319,7 @@ def _entered(run: Run, cid: str, walked: list[Cell], offset: int | None) -> bool
         if not (covering or (reach and accelerated)):
             continue
         if len(walked) > 1:
-            run.emit([Moved(combatant_id=cid, path=tuple(walked), half_segment=number)])
+            run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
             del walked[:-1]
         kind = "cover" if covering else "set"
         exchange(run, Exchange([Strike(foe_id, cid, weapon.name, number, 0, kind=kind)]), number)
@@ -332,14 +347,17 @@ def charge(run: Run, cid: str, intention: Intention) -> None:
     budget = allowance(state, cid, intention)
     lane = _lane(grid, charger.position, target.position, budget)
     reach = next((i for i, c in enumerate(lane) if within_cell(state, c, target.position)), None)
-    if reach is None:
-        _emit_path(run, cid, lane[: budget + 1], "charge")
+    closing = lane[: (budget if reach is None else reach) + 1]
+    if not _rush(run, cid, closing, "charge", target.id) or reach is None:
         return
-    _emit_path(run, cid, lane[: reach + 1], "charge")
     _charge_blow(run, cid, target.id, intention)
     if run.state.table.combatant(cid).out_of_fight or intention.barrel:
         if intention.barrel:
             _barrel(run, cid, target.id)
+        return
+    # "The charger may also attempt a rapid slowdown with the chances described above under
+    # 'Deceleration'": after the blow; a failed check is a fall where the charger struck.
+    if intention.stop_short and not _stop_short(run, cid, intention):
         return
     rest = [c for c in lane[reach + 1 : budget + 1] if c != target.position]
     if intention.stop_short:
@@ -352,7 +370,22 @@ def charge(run: Run, cid: str, intention: Intention) -> None:
         walked.append(cell)
     while len(walked) > 1 and walked[-1] in occupied:
         walked.pop()
-    _emit_path(run, cid, walked, "overrun")
+    _rush(run, cid, walked, "overrun", target.id)
+
+
+def _rush(run: Run, cid: str, lane: list[Cell], mode: str, target: str) -> bool:
+    """A charger's run along `lane` (its start first): every square entered passes the set
+    weapons and covered areas of others on the way (§2 D Setting Weapons: "subject to
+    attack as soon as he moves into a defended area if he is accelerated"). False when the
+    charger is stopped or downed on the way."""
+    walked = lane[:1]
+    for cell in lane[1:]:
+        walked.append(cell)
+        if not _entered(run, cid, walked, None, mode, spare=target):
+            _emit_path(run, cid, walked, mode)
+            return False
+    _emit_path(run, cid, walked, mode)
+    return True
 
 
 def within_cell(state: CombatIIState, cell: Cell, other: Cell) -> bool:

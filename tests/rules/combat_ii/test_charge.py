@@ -1,0 +1,187 @@
+"""§2 D Charging beyond the paladin's example: the rapid slowdown after the blow, and a
+charger's run passing other defenders' set weapons and covered areas on the way.
+
+The paladin (MV 18 at 3x: 18 squares a phase, DEX 10) charges the troll 13 squares off and
+wins initiative, so the troll declares first and the paladin's charge resolves the phase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.rules.combat_ii.given import (
+    add,
+    data_of,
+    declare,
+    encounter,
+    hp,
+    line_map,
+    one,
+    start,
+    state_of,
+)
+from tests.rules.harness import Table
+
+LANCE = {"name": "lance", "speed": 8, "damage": "1d8"}
+PALADIN = {"hp": 40, "thac0": 14, "ac": 2, "mv": 18, "max_speed": 3, "weapons": [LANCE]}
+CLAWS = {"name": "claws", "kind": "natural", "damage": "1d4+4"}
+TROLL = {"hp": 30, "thac0": 13, "ac": 4, "mv": 12, "size": "large", "weapons": [CLAWS]}
+SPEAR = {"name": "spear", "speed": 6, "damage": "1d6"}
+BOW = {"name": "shortbow", "kind": "missile", "speed": 7, "damage": "1d6"}
+GUARD = {"hp": 12, "thac0": 16, "ac": 7, "mv": 12, "weapons": [SPEAR]}
+ARCHER = {"hp": 12, "thac0": 16, "ac": 7, "mv": 12, "weapons": [BOW]}
+
+
+def field(guard: dict[str, Any] | None = None, at: tuple[int, int] = (6, 1)) -> Table:
+    """The paladin at (0, 0), the troll at (13, 0), and a guard of the troll's side beside
+    the paladin's lane when given; the paladin's side wins (pcs 3, trolls 7)."""
+    table = encounter()
+    line_map(table)
+    add(table, "paladin", "pcs", PALADIN, at=(0, 0))
+    add(table, "troll", "trolls", TROLL, at=(13, 0))
+    if guard is not None:
+        add(table, "guard", "trolls", guard, at=at)
+    start(table, initiative=[3, 7])
+    return table
+
+
+def cells(path: list[dict[str, int]]) -> list[tuple[int, int]]:
+    return [(c["x"], c["y"]) for c in path]
+
+
+def where(table: Table, cid: str) -> tuple[int, int]:
+    cell = state_of(table).table.combatants[cid].position
+    assert cell is not None
+    return cell.x, cell.y
+
+
+# --- the rapid slowdown -------------------------------------------------------------------------
+
+
+def test_a_charger_slowing_down_rolls_after_the_blow_and_overruns_less() -> None:
+    """§2 D Charging: "The charger may also attempt a rapid slowdown with the chances
+    described above under 'Deceleration'". The lance strikes first (15 hits, 6 damage; the
+    troll's counter, 2, misses); then the DEX check at -3 (7 passes against 10 - 3) and the
+    overrun is 2 squares instead of 5."""
+    table = field()
+    declare(table, "troll", "stand")
+
+    charged = declare(
+        table, "paladin", "charge", target="troll", speed=3, stop_short=3, dice=[15, 6, 2, 7]
+    )
+
+    kinds = table.types(charged)
+    assert kinds.index("attack-rolled") < kinds.index("check-rolled")
+    check = one(charged, "check-rolled")["check"]
+    assert (check["ability"], check["purpose"], check["passed"]) == (
+        "dexterity",
+        "stop short",
+        True,
+    )
+    closing, overrun = data_of(charged, "moved")
+    assert cells(closing["path"])[-1] == (12, 0)
+    assert cells(overrun["path"])[-1] == (15, 0)  # 2 past the troll, not 5
+    assert hp(table, "troll") == 24
+    assert table.replayed() == table.state
+
+
+def test_a_charger_failing_the_slowdown_still_strikes_then_falls_where_it_struck() -> None:
+    """§2 D Deceleration: "or fall prone for 1d4 phases". The blow is made (the slowdown is
+    tried after it); the failed check (9 against 10 - 3) leaves the paladin fallen at
+    (12, 0), with no overrun."""
+    table = field()
+    declare(table, "troll", "stand")
+
+    charged = declare(
+        table, "paladin", "charge", target="troll", speed=3, stop_short=3, dice=[15, 6, 2, 9, 2]
+    )
+
+    assert [r["attacker"] for r in data_of(charged, "attack-rolled")] == ["paladin", "troll"]
+    assert one(charged, "check-rolled")["check"]["passed"] is False
+    assert [m["mode"] for m in data_of(charged, "moved")] == ["charge"]
+    assert where(table, "paladin") == (12, 0)
+    assert "fallen" in [e.name for e in state_of(table).fighters["paladin"].effects]
+    assert table.replayed() == table.state
+
+
+# --- set weapons and covered areas on the way ---------------------------------------------------
+
+
+def test_a_guard_set_beside_the_lane_strikes_the_charger_as_it_passes() -> None:
+    """§2 D Setting Weapons: "the opponent is subject to attack as soon as he moves into a
+    defended area if he is accelerated". The guard at (6, 1) has set its spear; the paladin
+    at 3x enters its reach at (5, 0), takes the thrust (hit, 4), and rides on to the troll."""
+    table = field(guard=GUARD)
+    declare(table, "troll", "stand")
+    declare(table, "guard", "set-weapon")
+    declare(table, "paladin", "stand")  # phase 1: the guard's spear is set at its end
+    declare(table, "troll", "stand")
+    declare(table, "guard", "stand")
+
+    charged = declare(table, "paladin", "charge", target="troll", speed=3, dice=[18, 4, 15, 6, 2])
+
+    rolled = data_of(charged, "attack-rolled")
+    assert [(r["attacker"], r["kind"]) for r in rolled] == [
+        ("guard", "set"),
+        ("paladin", "charge"),
+        ("troll", "counter"),
+    ]
+    first, *rest = data_of(charged, "moved")
+    assert cells(first["path"])[-1] == (5, 0) and first["mode"] == "charge"
+    assert hp(table, "paladin") == 36 and hp(table, "troll") == 24
+    assert state_of(table).fighters["guard"].ready is None  # the set weapon is spent
+    assert table.replayed() == table.state
+
+
+def test_a_charger_downed_by_a_set_weapon_on_the_way_never_reaches_its_target() -> None:
+    table = field(guard=GUARD)
+    table.send({"type": "adjust-resource", "combatant_id": "paladin", "delta": -37})
+    declare(table, "troll", "stand")
+    declare(table, "guard", "set-weapon")
+    declare(table, "paladin", "stand")
+    declare(table, "troll", "stand")
+    declare(table, "guard", "stand")
+
+    charged = declare(table, "paladin", "charge", target="troll", speed=3, dice=[18, 4])
+
+    assert [r["attacker"] for r in data_of(charged, "attack-rolled")] == ["guard"]
+    assert one(charged, "combatant-downed")["combatant_id"] == "paladin"
+    assert where(table, "paladin") == (5, 0)
+    assert table.replayed() == table.state
+
+
+def test_a_covered_square_on_the_lane_draws_the_shot_and_a_surprise_check() -> None:
+    """§2 D Setting Weapons: covering "a small area such as a path ... with a missile
+    weapon"; the opponent "may only complete movement if he passes a surprise check". The
+    archer covers (4, 0); the shot misses (3) and the paladin fails its check (2 on the d10),
+    so it stops there: no blow at the troll."""
+    table = field(guard=ARCHER, at=(4, 4))
+    declare(table, "troll", "stand")
+    table.send({"type": "cover-area", "combatant_id": "guard", "cells": [[4, 0]]})
+    declare(table, "paladin", "stand")
+    declare(table, "troll", "stand")
+    declare(table, "guard", "stand")
+
+    charged = declare(table, "paladin", "charge", target="troll", speed=3, dice=[3, 2])
+
+    assert [(r["attacker"], r["kind"]) for r in data_of(charged, "attack-rolled")] == [
+        ("guard", "cover")
+    ]
+    assert one(charged, "check-rolled")["check"]["passed"] is False
+    assert where(table, "paladin") == (4, 0)
+    assert hp(table, "troll") == 30
+    assert table.replayed() == table.state
+
+
+def test_the_targets_own_set_weapon_answers_the_blow_not_the_approach() -> None:
+    """The troll set for the charge swings with the lance (§2 D: "a simultaneous return
+    swing"), once, when the paladin closes, not as it enters reach earlier in the run."""
+    table = field()
+    declare(table, "troll", "set-weapon")
+
+    charged = declare(table, "paladin", "charge", target="troll", speed=3, dice=[16, 15, 2, 6])
+
+    rolled = data_of(charged, "attack-rolled")
+    assert [(r["attacker"], r["kind"]) for r in rolled] == [("troll", "set"), ("paladin", "charge")]
+    closing = data_of(charged, "moved")[0]
+    assert cells(closing["path"])[-1] == (12, 0)
+    assert table.replayed() == table.state
