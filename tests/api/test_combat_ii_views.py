@@ -11,8 +11,9 @@ from tests.api.conftest import Api, bearer
 
 pytestmark = pytest.mark.anyio
 
+LONGBOW = {"name": "longbow", "kind": "missile", "speed": 8, "damage": "1d6"}
 ARCHER = {"hp": 8, "thac0": 20, "ac": 7, "mv": 12, "intelligence": 14, "wisdom": 12,
-          "weapons": [{"name": "longbow", "kind": "missile", "speed": 8, "damage": "1d6"}]}  # fmt: skip
+          "weapons": [LONGBOW]}  # fmt: skip
 ORC = {"hp": 6, "thac0": 19, "ac": 6, "mv": 9,
        "weapons": [{"name": "axe", "speed": 7, "damage": "1d8"}]}  # fmt: skip
 
@@ -73,7 +74,7 @@ async def test_a_declared_attack_appears_on_the_timeline_at_its_half_segment(
 
 
 async def test_graphql_reads_the_same_details(api: Api, encounter_id: str) -> None:
-    gm, player = await archer_and_orc(api, encounter_id)
+    _, player = await archer_and_orc(api, encounter_id)
     rest = (await api.get(f"/v1/encounters/{encounter_id}", player)).json()["summary"]
     query = "query($id: String!) { encounter(id: $id) { summary { details } } }"
     response = await api.client.post(

@@ -201,13 +201,17 @@ def exchange(run: Run, batch: Exchange, half_segment: int) -> None:
 
 def _able(state: CombatIIState, strike: Strike) -> bool:
     """The attacker can still strike and a melee target is still in reach (with incremental
-    movement a target may have walked away earlier in the phase: the blow is not made)."""
+    movement a target may have walked away earlier in the phase: the blow is not made); a
+    missile weapon's target is still within its long range (PH: missile ranges), or the shot
+    is not made either."""
     target = state.table.combatants.get(strike.target)
     attacker = state.table.combatants.get(strike.attacker)
     if target is None or target.out_of_fight or attacker is None:
         return False
     weapon = weapon_named(state, strike.attacker, strike.weapon)
     if weapon.kind != "missile" and not within(state, attacker, target, weapon.reach):
+        return False
+    if weapon.range is not None and not within(state, attacker, target, weapon.range[2]):
         return False
     return strike.kind in ("counter", "set", "cover", "extra") or can_attack(state, strike.attacker)
 

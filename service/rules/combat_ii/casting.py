@@ -170,13 +170,17 @@ def begin(run: Run, cid: str, intention: Intention) -> None:
         hold=intention.hold,
         material=spell.material,
         touch=spell.touch,
+        shifted=intention.shift is not None,
     )
     run.emit([SpellBegun(combatant_id=cid, casting=casting, completes=_when(state, casting))])
 
 
 def _when(state: CombatIIState, casting: Casting) -> str:
     if casting.rounds is not None:
-        return "at the end of the round" if state.options.phase_system == "I" else "in 3 phases"
+        if state.options.phase_system == "II":  # `rounds` counts phases there: 3 a round
+            return f"in {casting.rounds + casting.begun_tick - state.tick} phases"
+        last = state.round + casting.rounds - 1
+        return "at the end of the round" if last == state.round else f"at the end of round {last}"
     phases = -(-casting.left // CT_PER_PHASE) - 1 + (casting.begun_tick - state.tick)
     return "this phase" if phases == 0 else f"in {phases} more phase{'s' * (phases != 1)}"
 
@@ -188,6 +192,9 @@ def completion_offset(state: CombatIIState, cid: str) -> int | None:
         return None
     if state.phase == ENDPHASE:
         return None
+    intention = state.intentions.get(cid)
+    if intention is not None and intention.kind == "release":
+        return None  # let go in the movement portion instead (movement.release)
     if 0 < casting.left <= CT_PER_PHASE:
         return unit_offset(casting.left, state.tracks.get(cid, "loser"))
     if casting.left == 0:

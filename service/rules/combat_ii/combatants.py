@@ -78,10 +78,16 @@ def casting_somatic(state: CombatIIState, cid: str) -> bool:
 
 
 def loses_dex_bonus(state: CombatIIState, combatant: Combatant) -> bool:
+    """No Dexterity bonus: defenceless, fallen, prone, charging, casting a somatic spell, or
+    shifting while casting one without (§2 A: "receives no dexterity bonus towards AC during
+    casting (he is NOT considered a stationary target, though)")."""
     mine = fighter(state, combatant.id)
-    return any(
-        mine.effect(name) for name in (DEFENCELESS, FALLEN, NO_AGILITY, CHARGING, PRONE)
-    ) or casting_somatic(state, combatant.id)
+    shifting = mine.casting is not None and mine.casting.shifted and mine.casting.left > 0
+    return (
+        any(mine.effect(name) for name in (DEFENCELESS, FALLEN, NO_AGILITY, CHARGING, PRONE))
+        or casting_somatic(state, combatant.id)
+        or shifting
+    )
 
 
 def armor_class(state: CombatIIState, combatant: Combatant) -> int:
@@ -151,9 +157,18 @@ def damage_bonus(state: CombatIIState, combatant: Combatant, weapon: Weapon) -> 
 
 
 def needed(state: CombatIIState, attacker: Combatant, target: Combatant, weapon: Weapon) -> int:
-    """The d20 roll that hits: THAC0 - target AC - bonuses."""
+    """The d20 roll that hits: THAC0 - target AC - bonuses. A missile weapon with a range
+    adds the PH range modifiers (PH: range modifiers: short 0, medium -2, long -5) for the
+    squares between attacker and target now, when the strike is rolled; without a map or
+    positions there is none (the GM judges)."""
+    ranged = 0
+    if weapon.range is not None and attacker.position is not None and target.position is not None:
+        ranged = weapon.range_modifier(squares(state, attacker.position, target.position))
     return (
-        stats_of(attacker).thac0 - armor_class(state, target) - hit_bonus(state, attacker, weapon)
+        stats_of(attacker).thac0
+        - armor_class(state, target)
+        - hit_bonus(state, attacker, weapon)
+        - ranged
     )
 
 

@@ -45,6 +45,14 @@ class Cast(Command):
     target: Id | None = None
     hold: int = Field(default=0, ge=0, le=6)
     step: Cell | None = Field(default=None, description="§2 A Repositioning: 10 ft, +1 CT.")
+    shift: Cell | None = Field(
+        default=None,
+        description=(
+            "§2 A Movement and Spellcasting: a spell without a somatic component lets the "
+            "caster shift 10 ft (a square) while casting, in this phase's movement; it has no "
+            "Dexterity bonus to AC while casting."
+        ),
+    )
 
 
 class Touch(Command):
@@ -53,6 +61,17 @@ class Touch(Command):
     type: Literal["touch"] = "touch"
     combatant_id: Id
     target: Id
+
+
+class Release(Command):
+    """§2 A Holding a Spell and Movement and Spellcasting: let a held spell go in this phase's
+    movement portion. An initiative winner releases it `before`, at the `midpoint` of, or
+    `after` the losers' movement (at another winner: at the midpoint of the winners'
+    movement); a loser's goes off after all movement."""
+
+    type: Literal["release"] = "release"
+    combatant_id: Id
+    timing: Literal["before", "midpoint", "after"] = "after"
 
 
 class Move(Command):
@@ -155,6 +174,6 @@ class Rest(Command):
 
 
 COMMANDS: tuple[type[Command], ...] = (
-    Attack, Cast, Touch, Move, Charge, SetWeapon, CoverArea, Prepare, Stand, Surprise,
+    Attack, Cast, Touch, Release, Move, Charge, SetWeapon, CoverArea, Prepare, Stand, Surprise,
     Ambush, Rest,
 )  # fmt: skip

@@ -155,7 +155,7 @@ class Moved(Event):
     type: Literal["moved"] = "moved"
     combatant_id: str
     path: tuple[Cell, ...]
-    mode: Literal["normal", "withdraw", "flee", "charge", "overrun", "step"] = "normal"
+    mode: Literal["normal", "withdraw", "flee", "charge", "overrun", "step", "shift"] = "normal"
     half_segment: int | None = None
 
 

@@ -24,6 +24,7 @@ from service.rules.combat_ii.commands import (
     CoverArea,
     Move,
     Prepare,
+    Release,
     SetWeapon,
     Stand,
     Touch,
@@ -61,12 +62,16 @@ def intention_for(state: CombatIIState, command: Command) -> Intention:
                 targets=(command.target,) if command.target else (),
                 hold=command.hold,
                 step=command.step,
+                shift=command.shift,
             )
             _check_step(state, command.combatant_id, command.step)
+            _check_step(state, command.combatant_id, command.shift, _shifting(state, command))
             casting.check_cast(state, command.combatant_id, intention)
             return intention
         case Touch():
             return _touch(state, command)
+        case Release():
+            return _release(state, command)
         case Move():
             return _move(state, command)
         case Charge():
@@ -246,7 +251,21 @@ def _check_targets(
         if target_id == cid:
             raise RuleViolation("attack/self", "a combatant cannot attack itself")
         weapon = stats.weapon(weapons[i] if len(targets) > 1 else weapons[0])
-        if weapon is None or weapon.kind == "missile":
+        if weapon is None:
+            continue
+        if weapon.kind == "missile":
+            # PH: missile ranges: no shot beyond long range (from the square stepped into).
+            origin = step or attacker.position
+            if weapon.range is None or origin is None or target.position is None:
+                continue
+            apart = squares(state, origin, target.position)
+            if not weapon.in_range(apart):
+                raise RuleViolation(
+                    "attack/out-of-range",
+                    f"{target.name} is {apart} squares away, beyond the long range of "
+                    f"'{weapon.name}' ({weapon.range[2]} squares)",
+                    rule=ATTACKS,
+                )
             continue
         if step is not None and target.position is not None:
             reachable = squares(state, step, target.position) <= weapon.reach
@@ -276,7 +295,21 @@ def _check_forms(stats: CombatIIStats, weapons: tuple[str, ...]) -> None:
         )
 
 
-def _check_step(state: CombatIIState, cid: str, step: Cell | None) -> None:
+def _shifting(state: CombatIIState, command: Cast) -> str:
+    """§2 A Movement and Spellcasting: only a spell with no somatic component lets its
+    caster shift while casting."""
+    spell = casting.spell_of(state, command.combatant_id, command.spell)
+    if command.shift is not None and spell.somatic:
+        raise RuleViolation(
+            "cast/somatic-shift",
+            f"'{spell.name}' has a somatic component: its caster may not move while casting "
+            "(§2 A Movement and Spellcasting); only a step before it begins (`step`, +1 CT)",
+            rule="combat-ii §2 A Spellcasting",
+        )
+    return "shift"
+
+
+def _check_step(state: CombatIIState, cid: str, step: Cell | None, what: str = "step") -> None:
     combatant = state.table.combatant(cid)
     if step is None:
         return
@@ -289,14 +322,13 @@ def _check_step(state: CombatIIState, cid: str, step: Cell | None) -> None:
     if squares(state, combatant.position, step) > MAX_STEP or step == combatant.position:
         raise RuleViolation(
             "move/step-too-far",
-            f"repositioning is a step or two: at most 10 ft, to a square next to "
-            f"{combatant.name}'s square",
+            f"a {what} is at most 10 ft: a square next to {combatant.name}'s square",
             rule="combat-ii §2 A Spellcasting, §2 C Physical Attacks",
         )
     if terrain_at(state.table.map, step).kind == "impassable" or step in occupancy(state, cid):
         raise RuleViolation(
             "move/step-blocked",
-            f"{combatant.name} cannot step into ({step.x}, {step.y}): it is taken or impassable",
+            f"{combatant.name} cannot {what} into ({step.x}, {step.y}): it is taken or impassable",
             rule="combat-ii §2 A Spellcasting, §2 C Physical Attacks",
         )
 
@@ -334,6 +366,29 @@ def _touch(state: CombatIIState, command: Touch) -> Intention:
     if not weapons:
         raise RuleViolation("touch/no-hand", "the touch needs a weapon or natural attack entry")
     return Intention(kind="touch", targets=(command.target,), weapons=weapons, spell=mine.charged)
+
+
+def _release(state: CombatIIState, command: Release) -> Intention:
+    """§2 A: only a spell whose casting is done and which is being held can be let go early;
+    "Losers automatically cast their spells at the end of all movement"."""
+    cid = command.combatant_id
+    held = fighter(state, cid).casting
+    if held is None or held.begun_tick > state.tick or not 0 < held.left <= held.hold:
+        raise RuleViolation(
+            "release/nothing-held",
+            f"{state.table.combatant(cid).name} is not holding a cast spell: a held spell "
+            "is released once its casting time has passed (§2 A Holding a Spell)",
+            rule="combat-ii §2 A Spellcasting",
+        )
+    if state.tracks.get(cid) != "winner" and command.timing != "after":
+        raise RuleViolation(
+            "release/losers-after-movement",
+            "initiative losers release their spells at the end of all movement (§2 A "
+            "Movement and Spellcasting): timing 'after'",
+            rule="combat-ii §2 A Spellcasting",
+        )
+    targets = (held.target,) if held.target else ()
+    return Intention(kind="release", spell=held.spell, targets=targets, timing=command.timing)
 
 
 def _move(state: CombatIIState, command: Move) -> Intention:

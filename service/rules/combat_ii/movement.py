@@ -12,7 +12,7 @@ from service.domain.messages import Event
 from service.domain.table import Combatant
 from service.rules.combat_ii.abilities import Check, check, surprise_roll
 from service.rules.combat_ii.allowance import attacks_left, default_weapons
-from service.rules.combat_ii.attacks import Exchange, Run, Strike, exchange
+from service.rules.combat_ii.attacks import Completion, Exchange, Run, Strike, exchange
 from service.rules.combat_ii.combatants import (
     CHARGING,
     FALLEN,
@@ -105,15 +105,28 @@ def reposition(run: Run) -> None:
     steppers = [(cid, i) for cid, i in sorted(run.state.intentions.items()) if i.step is not None]
     steppers.sort(key=lambda m: run.state.tracks.get(m[0], "loser") != "winner")
     for cid, intention in steppers:
-        mover = run.state.table.combatant(cid)
-        if not can_move(run.state, cid) or mover.position is None or intention.step is None:
-            continue
-        if intention.step in occupancy(run.state, cid):
-            continue
-        walked = [mover.position, intention.step]
-        number = numbered(run.state, 1)
-        run.emit([Moved(combatant_id=cid, path=tuple(walked), mode="step", half_segment=number)])
-        _entered(run, cid, walked[-1:], 1)
+        if can_move(run.state, cid) and intention.step is not None:
+            _one_square(run, cid, intention.step, "step", 1)
+
+
+def _shift(run: Run, cid: str, intention: Intention) -> None:
+    """§2 A Movement and Spellcasting: "A caster MAY shift position slightly (up to 10')
+    while casting if the spell has no somatic component", in the movement portion of the
+    phase its casting is declared."""
+    if intention.shift is not None:
+        _one_square(run, cid, intention.shift, "shift", MOVEMENT_HALF_SEGMENT)
+
+
+def _one_square(run: Run, cid: str, cell: Cell, mode: str, offset: int) -> None:
+    """A move of one square, not taken if another got there first; entering a covered area
+    draws its shot (§2 D Setting Weapons)."""
+    mover = run.state.table.combatant(cid)
+    if mover.position is None or cell in occupancy(run.state, cid):
+        return
+    walked = [mover.position, cell]
+    number = numbered(run.state, offset)
+    run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
+    _entered(run, cid, walked[-1:], offset)
 
 
 def _stop_short(run: Run, cid: str, intention: Intention) -> bool:
@@ -135,26 +148,107 @@ def _stop_short(run: Run, cid: str, intention: Intention) -> bool:
 def order(state: CombatIIState) -> list[tuple[str, Intention]]:
     """§1 F: movement is simultaneous, but initiative winners win a race for the same goal:
     Fray moves winners first."""
-    movers = [(cid, i) for cid, i in sorted(state.intentions.items()) if i.kind in MOVING]
+    movers = [
+        (cid, i)
+        for cid, i in sorted(state.intentions.items())
+        if i.kind in MOVING or i.shift is not None
+    ]
     return sorted(movers, key=lambda m: state.tracks.get(m[0], "loser") != "winner")
 
 
 def resolve(run: Run) -> None:
-    for cid, intention in order(run.state):
-        if not can_move(run.state, cid):
+    """§1 F: the phase's movement, winners first; held spells let go around it (§2 A:
+    "Initiative winners may elect to release a spell before, after, or at midpoint of the
+    loser's movement. Losers automatically cast their spells at the end of all movement.
+    Winners casting spells at other winners do so at midpoint of winner's movement.")."""
+    movers = order(run.state)
+    winners = [m for m in movers if run.state.tracks.get(m[0]) == "winner"]
+    losers = [m for m in movers if m not in winners]
+    stages = releases(run.state)
+    _block(run, winners, stages["winners-midpoint"])
+    release(run, stages["before"])
+    _block(run, losers, stages["midpoint"])
+    release(run, stages["after"])
+
+
+def releases(state: CombatIIState) -> dict[str, list[str]]:
+    """Who lets a held spell go at each moment of the movement portion."""
+    stages: dict[str, list[str]] = {
+        "winners-midpoint": [],
+        "before": [],
+        "midpoint": [],
+        "after": [],
+    }
+    for cid, intention in sorted(state.intentions.items()):
+        if intention.kind != "release":
             continue
-        if (
-            intention.kind == "move"
-            and intention.stop_short
-            and not _stop_short(run, cid, intention)
-        ):
-            continue
-        if intention.kind == "charge":
-            charge(run, cid, intention)
+        target = intention.targets[0] if intention.targets else None
+        if state.tracks.get(cid) != "winner":
+            stages["after"].append(cid)
+        elif target is not None and state.tracks.get(target) == "winner" and target != cid:
+            stages["winners-midpoint"].append(cid)
         else:
-            _walk(run, cid, intention, allowance(run.state, cid, intention))
-            _attack_after_move(run, cid, intention)
+            stages[intention.timing or "after"].append(cid)
+    return stages
+
+
+def release(run: Run, casters: list[str], offset: int = MOVEMENT_HALF_SEGMENT) -> None:
+    """Held spells going off together, as spells completing in one half-segment do."""
+    done: list[Completion] = []
+    for cid in casters:
+        casting = fighter(run.state, cid).casting
+        combatant = run.state.table.combatants.get(cid)
+        if casting is None or combatant is None or combatant.out_of_fight:
+            continue  # ruined or downed while holding it
+        done.append(Completion(cid, casting.spell, casting.target, casting.touch))
+    if done:
+        exchange(run, Exchange([], done), numbered(run.state, offset))
+
+
+def _block(run: Run, movers: list[tuple[str, Intention]], midway: list[str]) -> None:
+    """One track's movement; with spells let go at its midpoint, each move is walked in two
+    halves around them (charges and shifts, one rush each, come after)."""
+    if not midway:
+        for cid, intention in movers:
+            _move_whole(run, cid, intention)
+        return
+    rest: dict[str, int | None] = {}
+    for cid, intention in movers:
+        if intention.kind != "move" or not can_move(run.state, cid):
+            continue
+        if intention.stop_short and not _stop_short(run, cid, intention):
+            rest[cid] = None
+            continue
+        budget = allowance(run.state, cid, intention)
+        _walk(run, cid, intention, (budget + 1) // 2)
+        rest[cid] = budget - (budget + 1) // 2
+    release(run, midway)
+    for cid, intention in movers:
+        if cid not in rest:
+            _move_whole(run, cid, intention)
+            continue
+        left = rest[cid]
+        if left is None or not can_move(run.state, cid):
+            continue
+        _walk(run, cid, intention, left)
+        _attack_after_move(run, cid, intention)
         _settle_speed(run, cid, intention)
+
+
+def _move_whole(run: Run, cid: str, intention: Intention) -> None:
+    if not can_move(run.state, cid):
+        return
+    if intention.kind == "cast":
+        _shift(run, cid, intention)
+        return
+    if intention.kind == "move" and intention.stop_short and not _stop_short(run, cid, intention):
+        return
+    if intention.kind == "charge":
+        charge(run, cid, intention)
+    else:
+        _walk(run, cid, intention, allowance(run.state, cid, intention))
+        _attack_after_move(run, cid, intention)
+    _settle_speed(run, cid, intention)
 
 
 def _attack_after_move(run: Run, cid: str, intention: Intention) -> None:
@@ -178,7 +272,11 @@ def _attack_after_move(run: Run, cid: str, intention: Intention) -> None:
 def step(run: Run, offset: int) -> None:
     """§2 D Half-Segment Incremental Movement: each half-segment moves a mover its share of
     the phase's squares, spread as evenly as Table 3 allows. Charges still close in the
-    movement portion (interpretation: a charge is one rush)."""
+    movement portion (interpretation: a charge is one rush). Held spells are let go before
+    the first share, after the third or after the last (§2 A)."""
+    stages = releases(run.state)
+    if offset == 1:
+        release(run, stages["before"], offset)
     for cid, intention in order(run.state):
         if not can_move(run.state, cid) or intention.kind != "move":
             continue
@@ -189,11 +287,16 @@ def step(run: Run, offset: int) -> None:
             _walk(run, cid, intention, share, offset)
         if offset == HALF_SEGMENTS:
             _settle_speed(run, cid, intention)
+    if offset == HALF_SEGMENTS // 2:
+        release(run, stages["winners-midpoint"] + stages["midpoint"], offset)
     if offset == HALF_SEGMENTS:
         for cid, intention in order(run.state):
+            if intention.kind == "cast" and can_move(run.state, cid):
+                _shift(run, cid, intention)
             if intention.kind == "charge" and can_move(run.state, cid):
                 charge(run, cid, intention)
                 _settle_speed(run, cid, intention)
+        release(run, stages["after"], offset)
 
 
 def _settle_speed(run: Run, cid: str, intention: Intention) -> None:
@@ -217,8 +320,11 @@ def route(state: CombatIIState, cid: str, intention: Intention) -> list[Cell]:
     if grid is None or combatant.position is None or intention.to is None:
         return []
     if intention.path:
+        # From where the mover stands on it: a move walked in parts (incremental movement, a
+        # spell released at its midpoint) goes on from there.
         cells = list(intention.path)
-        return cells[1:] if cells and cells[0] == combatant.position else cells
+        here = combatant.position
+        return cells[cells.index(here) + 1 :] if here in cells else cells
     found = find_path(grid, combatant.position, intention.to, occupancy(state, cid), combatant.side)
     return list(found.cells[1:]) if found is not None else []
 

@@ -77,11 +77,49 @@ class Weapon(Frozen):
     form: str | None = Field(
         default=None, max_length=40, description="Attack form: like attacks share one."
     )
+    range: tuple[int, int, int] | None = Field(
+        default=None,
+        description="A missile weapon's short, medium and long range in squares (1-100 each): "
+        "the PH's figures as printed (tens of yards outdoors, tens of feet indoors). None: "
+        "no range given, the GM judges.",
+    )
 
     @field_validator("damage")
     @classmethod
     def _valid_damage(cls, value: str) -> str:
         return dice.checked(value)
+
+    @field_validator("range")
+    @classmethod
+    def _valid_range(cls, value: tuple[int, int, int] | None) -> tuple[int, int, int] | None:
+        if value is None:
+            return value
+        if any(not 1 <= bound <= 100 for bound in value):
+            raise ValueError(f"each range is 1 to 100 squares, not {list(value)}")
+        if not value[0] <= value[1] <= value[2]:
+            raise ValueError(f"ranges go short <= medium <= long, not {list(value)}")
+        return value
+
+    @model_validator(mode="after")
+    def _missile_range(self) -> Weapon:
+        if self.range is not None and self.kind != "missile":
+            raise ValueError(
+                f"'{self.name}' is a {self.kind} weapon: only a missile weapon has a range "
+                "(a melee weapon has a reach)"
+            )
+        return self
+
+    def in_range(self, apart: int) -> bool:
+        """PH: a missile weapon shoots no farther than its long range; without a range
+        given, the GM judges (True)."""
+        return self.range is None or apart <= self.range[2]
+
+    def range_modifier(self, apart: int) -> int:
+        """PH: range modifiers: to hit at `apart` squares, 0 at short range, -2 at medium,
+        -5 at long (and beyond: see `in_range`); 0 without a range (the GM judges)."""
+        if self.range is None or apart <= self.range[0]:
+            return 0
+        return -2 if apart <= self.range[1] else -5
 
     @field_validator("attacks")
     @classmethod
@@ -248,7 +286,7 @@ class Intention(Frozen):
     """What a combatant will do this phase (§1 C): one action."""
 
     kind: Literal[
-        "attack", "cast", "touch", "move", "charge", "set-weapon", "cover-area",
+        "attack", "cast", "touch", "release", "move", "charge", "set-weapon", "cover-area",
         "prepare", "stand", "continue", "surprised", "helpless",
     ]  # fmt: skip
     targets: tuple[str, ...] = ()
@@ -258,6 +296,7 @@ class Intention(Frozen):
     spell: str | None = None
     hold: int = 0
     step: Cell | None = None
+    shift: Cell | None = None
     to: Cell | None = None
     path: tuple[Cell, ...] = ()
     speed: int | None = None
@@ -268,6 +307,7 @@ class Intention(Frozen):
     cells: tuple[Cell, ...] = ()
     what: str | None = None
     draw: str | None = None
+    timing: Literal["before", "midpoint", "after"] | None = None
 
 
 class Casting(Frozen):
@@ -283,6 +323,9 @@ class Casting(Frozen):
     hold: int = Field(default=0, description="CT units of holding at the end (§2 A).")
     material: bool = False
     touch: bool = False
+    shifted: bool = Field(
+        default=False, description="Shifting while casting: no DEX bonus to AC (§2 A)."
+    )
 
 
 class Effect(Frozen):

@@ -23,6 +23,7 @@ from service.rules.combat_ii.combatants import (
     can_attack,
     can_move,
     enemies,
+    squares,
     within,
 )
 from service.rules.combat_ii.evolve import fighter
@@ -97,6 +98,16 @@ def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
                     type="charge", label=f"{name} charges", actor=cid, targets=[f.id for f in foes]
                 )
             )
+    if mine.casting is not None and 0 < mine.casting.left <= mine.casting.hold:
+        timings = ["before", "midpoint", "after"] if state.tracks.get(cid) == "winner" else []
+        options.append(
+            ActionOption(
+                type="release", label=f"{name} releases {mine.casting.spell}", actor=cid,
+                params={"timing": timings or ["after"]},
+            )
+        )  # fmt: skip
+    if any(w.kind == "missile" for w in stats.weapons):
+        options.append(ActionOption(type="cover-area", label=f"{name} covers an area", actor=cid))
     options += [
         ActionOption(type="set-weapon", label=f"{name} sets a weapon", actor=cid),
         ActionOption(type="prepare", label=f"{name} prepares", actor=cid),
@@ -114,10 +125,15 @@ def _castable(state: CombatIIState, cid: str, spell: str) -> bool:
 
 
 def _reachable(state: CombatIIState, cid: str, target: str) -> bool:
-    stats = stats_of(state.table.combatant(cid))
-    ranged = any(w.kind == "missile" for w in stats.weapons)
+    """Within the longest reach, or within a missile weapon's long range (PH)."""
+    attacker, foe = state.table.combatant(cid), state.table.combatant(target)
+    stats = stats_of(attacker)
+    apart = (
+        squares(state, attacker.position, foe.position) if attacker.position and foe.position else 0
+    )
+    ranged = any(w.kind == "missile" and w.in_range(apart) for w in stats.weapons)
     reach = max((w.reach for w in stats.weapons), default=1)
-    return ranged or within(state, state.table.combatant(cid), state.table.combatant(target), reach)
+    return ranged or within(state, attacker, foe, reach)
 
 
 def timeline(state: CombatIIState) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from service.domain.envelope import Envelope
+from tests.rules.combat_ii.cast import duel
 from tests.rules.combat_ii.given import (
     ORC,
     add,
@@ -491,3 +492,27 @@ def test_a_ruined_spell_has_still_drawn_its_mana() -> None:
     phase = _both(table, _cast("web"), CLUBS_FINCH, dice=[15, 3])
     assert "spell-ruined" in table.types(phase)
     assert state_of(table).table.combatants["finch"].pools["mana"].current == 2
+
+
+@pytest.mark.parametrize(
+    ("system", "rounds", "completes"),
+    [
+        ("I", 1, "at the end of the round"),
+        ("I", 2, "at the end of round 2"),
+        ("II", 1, "in 3 phases"),
+        ("II", 2, "in 6 phases"),
+    ],
+)
+def test_spell_begun_says_when_a_spell_in_rounds_completes(
+    system: str, rounds: int, completes: str
+) -> None:
+    """§1 G and §3 B: a spell of N rounds ends at the end of the Nth round (System I), or after
+    3N phases (System II: "three phases = one round")."""
+    ritual = {"name": "ritual", "level": 1, "rounds": rounds, "components": "V"}
+    table = duel(fighter={"spells": [ritual]}, phase_system=system)
+    stand(table, "ogre")
+
+    stored = table.send({"type": "cast", "combatant_id": "fighter", "spell": "ritual"})
+
+    begun = [e.data for e in stored if e.type == "spell-begun"]
+    assert [b["completes"] for b in begun] == [completes]

@@ -125,8 +125,9 @@ def test_a_guard_set_beside_the_lane_strikes_the_charger_as_it_passes() -> None:
         ("paladin", "charge"),
         ("troll", "counter"),
     ]
-    first, *rest = data_of(charged, "moved")
+    first, closing, overrun = data_of(charged, "moved")
     assert cells(first["path"])[-1] == (5, 0) and first["mode"] == "charge"
+    assert cells(closing["path"])[-1] == (12, 0) and overrun["mode"] == "overrun"
     assert hp(table, "paladin") == 36 and hp(table, "troll") == 24
     assert state_of(table).fighters["guard"].ready is None  # the set weapon is spent
     assert table.replayed() == table.state

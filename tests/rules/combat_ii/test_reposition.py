@@ -1,11 +1,13 @@
 """§2 A and §2 C Repositioning: "a step or two (max. 10')" before casting costs +1 CT and
 before attacking +2 SF; the step is taken (a `moved` of mode `step`) as the phase's counting
-begins, so the blow is struck from the new square."""
+begins, so the blow is struck from the new square. And §2 A Movement and Spellcasting: the
+10 ft shift of a caster whose spell has no somatic component."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from service.rules.combat_ii import views
 from tests.rules.combat_ii.cast import attack, duel, of_type, only, stand
 from tests.rules.combat_ii.given import refused, state_of
 from tests.rules.harness import Table
@@ -121,3 +123,67 @@ def test_two_steps_into_one_square_go_to_the_initiative_winner() -> None:
     assert position(table, "fighter") == (1, 0) and position(table, "ogre") == (2, 0)
     assert sorted(a["attacker"] for a in of_type(stored, "attack-rolled")) == ["fighter", "ogre"]
     assert table.replayed() == table.state
+
+
+# --- §2 A Movement and Spellcasting ------------------------------------------------------------
+
+CHANT = {"name": "chant", "level": 2, "ct": 5, "components": "V", "damage": "1d4"}
+"""No somatic component: its caster may shift while casting. CT 5 runs into the next phase."""
+WAVE = {**CHANT, "name": "wave", "components": "VS"}
+NIMBLE = {"dexterity": 16, "ac": 5, "spells": [CHANT, WAVE]}
+"""DEX 16: -2 AC from the PH table, counted in the sheet's AC 5 (7 without it)."""
+
+
+def begin(table: Table, spell: str, **more: Any) -> list[Any]:
+    stand(table, "ogre")
+    command = {"type": "cast", "combatant_id": "fighter", "spell": spell, "target": "ogre"}
+    return table.send({**command, **more})
+
+
+def ac(table: Table) -> int:
+    return int(views.sheet(state_of(table), "fighter")["ac"])
+
+
+def test_a_caster_of_a_spell_without_somatic_component_shifts_a_square_while_casting() -> None:
+    """§2 A: "A caster MAY shift position slightly (up to 10') while casting if the spell has
+    no somatic component, but receives no dexterity bonus towards AC during casting (he is
+    NOT considered a stationary target, though)". The shift is made in the phase's movement;
+    the chant goes on into phase 2, and the caster's AC is 7 (no DEX bonus), not 9 (no
+    stationary-target penalty)."""
+    table = duel(fighter=NIMBLE, ogre_at=(4, 0))
+
+    stored = begin(table, "chant", shift=[0, 1])
+
+    moved = only(stored, "moved")
+    assert (moved["mode"], moved["half_segment"]) == ("shift", 6)  # the movement portion
+    assert position(table, "fighter") == (0, 1)
+    assert state_of(table).fighters["fighter"].casting is not None
+    assert ac(table) == 7
+    assert table.replayed() == table.state
+
+
+def test_a_caster_who_does_not_shift_keeps_its_dexterity_bonus() -> None:
+    table = duel(fighter=NIMBLE, ogre_at=(4, 0))
+
+    stored = begin(table, "chant")
+
+    assert of_type(stored, "moved") == []
+    assert ac(table) == 5
+
+
+def test_a_somatic_spell_allows_no_shift() -> None:
+    """§2 A: "the caster may not move at all that phase if the spell has a somatic
+    component"; the somatic caster is a stationary, defenceless target instead (§2 C)."""
+    table = duel(fighter=NIMBLE, ogre_at=(4, 0))
+    stand(table, "ogre")
+    wave = {"type": "cast", "combatant_id": "fighter", "spell": "wave", "target": "ogre",
+            "shift": [0, 1]}  # fmt: skip
+    assert refused(table, wave).code == "cast/somatic-shift"
+
+
+def test_a_shift_is_10_ft_at_most() -> None:
+    table = duel(fighter=NIMBLE, ogre_at=(4, 0))
+    stand(table, "ogre")
+    far = {"type": "cast", "combatant_id": "fighter", "spell": "chant", "target": "ogre",
+           "shift": [0, 2]}  # fmt: skip
+    assert refused(table, far).code == "move/step-too-far"

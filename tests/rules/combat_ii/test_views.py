@@ -352,3 +352,18 @@ def test_the_summary_has_no_timeline_before_the_fight() -> None:
     table = encounter()
     details = RULESET.summary(state_of(table), GM).details
     assert details == {"timeline": [], "sheets": {}}
+
+
+def test_an_archer_is_offered_only_the_foes_within_its_long_range() -> None:
+    """PH missile ranges: a shortbow of range 5/10/15 squares reaches the ogre 12 squares
+    off, not the goblin 20 off."""
+    bow = {"name": "shortbow", "kind": "missile", "speed": 7, "damage": "1d6", "range": [5, 10, 15]}
+    table = duel(
+        fighter={"weapons": [bow]},
+        ogre_at=(12, 0),
+        others=[("goblin", "ogres", {"hp": 4}, (20, 0))],
+    )
+    stand(table, "ogre")
+    stand(table, "goblin")
+
+    assert offered(table, HERO)[("fighter", "attack")].targets == ["ogre"]
