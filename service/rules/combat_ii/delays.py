@@ -3,6 +3,8 @@ combatant stands in its own after every phase."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from service.domain.messages import Event
 from service.rules.combat_ii.events import SequenceSet
 from service.rules.combat_ii.evolve import fighter
@@ -67,7 +69,38 @@ def sequence_of(state: CombatIIState, cid: str) -> tuple[int, ...]:
         forms = {_form(stats.weapon(w)) or w for w in stats.routine}
         return FORM_SEQUENCES[min(len(forms), 6)]
     rate = missile.attacks if missile is not None and missile.attacks else None
+    chosen, _ = favoured(state, cid)
+    favourite = stats.weapon(chosen) if chosen is not None else None
+    if favourite is not None and favourite.attacks and rate is None:
+        return sequence_for(favourite.attacks)  # "use the schedule of the FAVORED weapon"
     return sequence_for(stats.attacks, rate)
+
+
+def favoured(state: CombatIIState, cid: str) -> tuple[str | None, str | None]:
+    """§3 C: of two melee weapons in hand with different attack rates, (the favoured one, the
+    other): the favoured weapon is the one with more attacks a round. (None, None) without
+    such a pair."""
+    stats = stats_of(state.table.combatant(cid))
+    held = [
+        w
+        for name in fighter(state, cid).in_hand
+        if (w := stats.weapon(name)) is not None and w.kind == "melee"
+    ]
+    if len(held) != 2:
+        return None, None
+    rates = [Fraction(*parse_rate(w.attacks or stats.attacks)) for w in held]
+    if rates[0] == rates[1]:
+        return None, None
+    first, second = (held[0], held[1]) if rates[0] > rates[1] else (held[1], held[0])
+    return first.name, second.name
+
+
+def attack_number(state: CombatIIState, cid: str) -> int:
+    """How many attack phases of the current sequence came before this one (0 for its first)."""
+    mine = fighter(state, cid)
+    sequence = sequence_of(state, cid)
+    position = mine.sequence % len(sequence)
+    return sum(1 for entry in sequence[:position] if entry)
 
 
 def _form(weapon: Weapon | None) -> str | None:

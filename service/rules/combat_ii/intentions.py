@@ -146,12 +146,18 @@ def _attack(state: CombatIIState, command: Attack) -> Intention:
             rule=ATTACKS,
         )
     twice = command.twice
+    forms: int | None = None
     if state.options.phase_system == "II":
         twice = _system_two_allowance(state, cid, targets)
+        if state.options.split_attack_forms and stats.routine:
+            # §3 C Table 7: the entry is the number of forms this phase, not a double attack.
+            forms, twice = max(delays.allowed(state, cid), 1), False
+        else:
+            _alternate(state, cid, stats, weapons)
     _check_step(state, cid, command.step)
     _check_targets(state, cid, targets, weapons, command.step)
     if state.options.split_attack_forms:
-        _check_forms(stats, weapons)
+        _check_forms(stats, weapons, forms)
     return Intention(
         kind="attack",
         targets=targets,
@@ -280,12 +286,33 @@ def _check_targets(
             )
 
 
-def _check_forms(stats: CombatIIStats, weapons: tuple[str, ...]) -> None:
-    """§2 C option: one attack form per phase, or two when a creature has more than three."""
+def _alternate(
+    state: CombatIIState, cid: str, stats: CombatIIStats, weapons: tuple[str, ...]
+) -> None:
+    """§3 C: "In the event of a discrepancy in number of attacks for two weapon routines, use
+    the schedule of the FAVORED weapon, alternating between two weapon and single weapon
+    attacks": the favoured weapon (the one with more attacks a round) strikes alone in every
+    second attack phase of the sequence."""
+    favoured, other = delays.favoured(state, cid)
+    if favoured is None or other is None or other not in weapons:
+        return
+    if delays.attack_number(state, cid) % 2 == 1:
+        raise RuleViolation(
+            "attack/alternate",
+            f"this phase '{favoured}' attacks alone: a two-weapon routine alternates between "
+            "both weapons and the favoured weapon alone (§3 C)",
+            rule="combat-ii §3 C",
+        )
+
+
+def _check_forms(stats: CombatIIStats, weapons: tuple[str, ...], limit: int | None = None) -> None:
+    """§2 C option: one attack form per phase, or two when a creature has more than three;
+    in System II, as many as Table 7's entry for the phase (`limit`)."""
     forms_of = {w.name: w.form or w.name for w in stats.weapons}
     used = {forms_of.get(w, w) for w in weapons}
     every = {forms_of.get(w, w) for w in (stats.routine or weapons)}
-    limit = 2 if len(every) > 3 else 1
+    if limit is None:
+        limit = 2 if len(every) > 3 else 1
     if len(used) > limit:
         raise RuleViolation(
             "attack/forms",

@@ -283,3 +283,75 @@ def test_a_charge_waits_out_the_delay_like_any_attack() -> None:
     assert only(charged, "moved")["mode"] == "charge"
     assert only(charged, "attack-rolled")["target"] == "wolf"
     assert table.replayed() == table.state
+
+
+# --- Table 7 and two-weapon routines -----------------------------------------------------------
+
+FORMS = {
+    "weapons": [
+        {"name": name, "kind": "natural", "damage": "1d4", "speed": 3}
+        for name in ("claw", "bite", "tail", "horn")
+    ],
+    "routine": ["claw", "bite", "tail", "horn"],
+}
+"""Four attack forms: Table 7's row 4, "1 form, 2 forms, 1 form"."""
+
+
+def forms(table: Table, *weapons: str) -> dict[str, Any]:
+    return {"type": "attack", "combatant_id": "fighter", "targets": ["ogre"],
+            "weapons": list(weapons)}  # fmt: skip
+
+
+def test_table_7_allows_as_many_forms_as_its_entry_each_phase() -> None:
+    """§3 C Table 7: "4 - 1 form, 2 forms, 1 form"; the 2 of the second phase is two forms,
+    each striking once, not a double attack."""
+    table = duel(fighter=FORMS, phase_system="II", split_attack_forms=True)
+    stand(table, "ogre")
+    assert refused(table, forms(table, "claw", "bite")).code == "attack/forms"
+    phase_a = table.send(forms(table, "claw"), dice=dice_for(table, [2]))
+    stand(table, "ogre")
+    phase_b = table.send(forms(table, "bite", "tail"), dice=dice_for(table, [2, 2]))
+    stand(table, "ogre")
+    assert refused(table, forms(table, "horn", "claw")).code == "attack/forms"
+    phase_c = table.send(forms(table, "horn"), dice=dice_for(table, [2]))
+
+    weapons = [
+        [r["weapon"] for r in of_type(p, "attack-rolled")] for p in (phase_a, phase_b, phase_c)
+    ]
+    assert weapons == [["claw"], ["bite", "tail"], ["horn"]]
+    assert table.replayed() == table.state
+
+
+TWO_SWORDS = {
+    "weapons": [{**LONG_SWORD, "attacks": "2"}, {"name": "short sword", "speed": 3,
+                                                 "damage": "1d6", "attacks": "3/2"}],
+    "wielding": ["long sword", "short sword"],
+}  # fmt: skip
+"""The seed's fighter: the long sword at 2 a round is the favoured weapon."""
+
+
+def both(table: Table) -> dict[str, Any]:
+    return {"type": "attack", "combatant_id": "fighter", "targets": ["ogre"],
+            "weapons": ["long sword", "short sword"]}  # fmt: skip
+
+
+def test_a_two_weapon_routine_alternates_both_weapons_and_the_favoured_one() -> None:
+    """§3 C: "use the schedule of the FAVORED weapon, alternating between two weapon and
+    single weapon attacks" — the long sword's 2 a round: attack, attack, delay; both swords
+    in the first attack phase, the long sword alone in the second, then the delay, and the
+    next cycle opens with both again."""
+    table = duel(fighter=TWO_SWORDS, phase_system="II")
+    stand(table, "ogre")
+    first = table.send(both(table), dice=dice_for(table, [2, 2]))
+    stand(table, "ogre")
+    refusal = refused(table, both(table))
+    second = table.send({**both(table), "weapons": ["long sword"]}, dice=dice_for(table, [2]))
+    stand(table, "ogre")
+    assert refused(table, both(table)).code == "attack/delay"
+    stand(table, "fighter", dice=dice_for(table, []))
+    stand(table, "ogre")
+    again = table.send(both(table), dice=dice_for(table, [2, 2]))
+
+    assert refusal.code == "attack/alternate"
+    assert [len(of_type(p, "attack-rolled")) for p in (first, second, again)] == [2, 1, 2]
+    assert table.replayed() == table.state
