@@ -3,11 +3,10 @@ timeline for a front end to draw, and each viewer's own sheets (§1 D, §4 Perce
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.api.conftest import Api, bearer
+from tests.rules.combat_ii.cast import strikes
 
 pytestmark = pytest.mark.anyio
 
@@ -32,15 +31,6 @@ async def archer_and_orc(api: Api, encounter_id: str) -> tuple[str, str]:
     started = await api.send(encounter_id, gm, {"type": "start-encounter"}, dice=[2, 7])
     assert started.status_code == 201, started.text
     return gm, await api.mint(encounter_id, "player", "archer")
-
-
-def strikes(timeline: list[dict[str, Any]]) -> list[tuple[int, str, str, int, str]]:
-    return [
-        (row["half_segment"], a["combatant_id"], a["target"], a["sf"], a["track"])
-        for row in timeline
-        for a in row["actions"]
-        if a["kind"] == "strike"
-    ]
 
 
 async def test_the_summary_carries_the_phases_timeline_and_the_viewers_own_sheet(

@@ -75,3 +75,14 @@ def effects(table: Table, cid: str) -> dict[str, int]:
 
 def fighter_of(table: Table, cid: str) -> Fighter:
     return state_of(table).fighters[cid]
+
+
+def strikes(timeline: list[dict[str, Any]]) -> list[tuple[int, str, str, int, str]]:
+    """The strikes of a phase's timeline (`views.timeline`, the summary's `details`): (half-
+    segment, attacker, target, SF, track)."""
+    return [
+        (row["half_segment"], a["combatant_id"], a["target"], a["sf"], a["track"])
+        for row in timeline
+        for a in row["actions"]
+        if a["kind"] == "strike"
+    ]

@@ -10,7 +10,7 @@ from service.domain.context import GM, Actor
 from service.domain.narration import namer
 from service.domain.views import ActionOption
 from service.rules.combat_ii import RULESET, views
-from tests.rules.combat_ii.cast import attack, duel, of_type, only, stand
+from tests.rules.combat_ii.cast import attack, duel, of_type, only, stand, strikes
 from tests.rules.combat_ii.given import LONG_SWORD, LONGBOW, SHORT_SWORD, encounter, state_of
 from tests.rules.harness import Table
 
@@ -131,15 +131,6 @@ def test_no_spell_is_offered_during_the_casting_delay() -> None:
 
 
 # --- the timeline -------------------------------------------------------------------------------
-
-
-def strikes(rows: list[dict[str, Any]]) -> list[tuple[int, str, str, int, str]]:
-    return [
-        (row["half_segment"], a["combatant_id"], a["target"], a["sf"], a["track"])
-        for row in rows
-        for a in row["actions"]
-        if a["kind"] == "strike"
-    ]
 
 
 def test_the_timeline_puts_each_declared_strike_in_its_half_segment() -> None:
