@@ -73,6 +73,7 @@ class Strike:
     fallback: str | None = None
     multiplier: int = 1
     spell: str | None = None
+    hit_bonus: int = 0
 
 
 @dataclass
@@ -223,7 +224,7 @@ def _roll_to_hit(
     attacker = state.table.combatant(strike.attacker)
     target = state.table.combatant(strike.target)
     weapon = weapon_named(state, strike.attacker, strike.weapon)
-    need = needed(state, attacker, target, weapon)
+    need = needed(state, attacker, target, weapon) - strike.hit_bonus
     roll = ctx.die(20, f"to hit: {attacker.name} at {target.name} ({weapon.name})")
     hit = roll == 20 or (roll != 1 and roll >= need)
     severe = state.options.criticals == "tables" and hit and roll != 20 and roll - need >= 10

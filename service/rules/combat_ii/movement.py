@@ -528,12 +528,11 @@ def _charge_blow(run: Run, cid: str, target_id: str, intention: Intention) -> No
     weapon = intention.weapons[0] if intention.weapons else _ready_weapon(state, cid)
     if weapon is None:
         return
-    multiplier = 1
-    if intention.backstab:
-        multiplier = _backstab(run, cid)
+    multiplier, bonus = _backstab(run, cid) if intention.backstab else (1, 0)
     blow = Strike(
-        cid, target_id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="charge", multiplier=multiplier
-    )
+        cid, target_id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="charge", multiplier=multiplier,
+        hit_bonus=bonus,
+    )  # fmt: skip
     defender = fighter(state, target_id)
     set_weapon = defender.ready if not defender.covering else None
     if set_weapon is not None and can_attack(state, target_id):
@@ -568,14 +567,19 @@ def _may_counter(state: CombatIIState, cid: str) -> bool:
     return attacks_left(state, cid) > 0
 
 
-def _backstab(run: Run, cid: str) -> int:
-    """§2 D: a thief's charging backstab needs a successful move-silently roll."""
+BACKSTAB_TO_HIT = 4
+"""PH: "a backstab attack gains a +4 bonus on the attack roll"."""
+
+
+def _backstab(run: Run, cid: str) -> tuple[int, int]:
+    """§2 D: a thief's charging backstab needs a successful move-silently roll; then (PH) +4
+    to hit and the damage multiplier. Returns (multiplier, to-hit bonus)."""
     stats = stats_of(run.state.table.combatant(cid))
     chance = stats.move_silently or 0
     roll = run.ctx.die(100, "move silently")
     rolled = check_percent(roll, chance)
     run.emit([CheckRolled(combatant_id=cid, check=rolled)])
-    return stats.backstab if rolled.passed else 1
+    return (stats.backstab, BACKSTAB_TO_HIT) if rolled.passed else (1, 0)
 
 
 def check_percent(roll: int, chance: int) -> Check:

@@ -186,3 +186,48 @@ def test_the_targets_own_set_weapon_answers_the_blow_not_the_approach() -> None:
     closing = data_of(charged, "moved")[0]
     assert cells(closing["path"])[-1] == (12, 0)
     assert table.replayed() == table.state
+
+
+# --- the charging backstab ----------------------------------------------------------------------
+
+THIEF = {"hp": 20, "thac0": 19, "ac": 6, "mv": 12, "thief": True, "move_silently": 60,
+         "backstab": 2, "weapons": [{"name": "dagger", "speed": 2, "damage": "1d4"}]}  # fmt: skip
+"""Needs 15 to hit the troll's AC 4; 11 with a backstab's +4."""
+
+
+def thief_charge(d100: int, d20: int, damage: list[int]) -> tuple[Table, list[Any]]:
+    table = encounter()
+    line_map(table)
+    add(table, "thief", "pcs", THIEF, at=(5, 0))
+    add(table, "troll", "trolls", {**TROLL, "hp": 40}, at=(13, 0))
+    start(table, initiative=[3, 7])
+    declare(table, "troll", "stand")
+    dice = [d100, d20, *damage, 1]  # the troll's counter misses with a 1
+    stored = declare(table, "thief", "charge", target="troll", speed=2, backstab=True, dice=dice)
+    return table, stored
+
+
+def test_a_charging_backstab_gains_4_to_hit_and_multiplies_the_damage_dice() -> None:
+    """§2 D: "A thief may make a charging backstab if previously unnoticed and if he makes a
+    successful 'move silently' check"; PH: +4 to hit and the damage multiplied (x2 here: the
+    d4's 3 twice).
+    The 30 passes the 60% check; the 12 hits only with the +4."""
+    table, stored = thief_charge(30, 12, [3])
+
+    check = one(stored, "check-rolled")["check"]
+    assert (check["ability"], check["passed"]) == ("move silently", True)
+    blow = data_of(stored, "attack-rolled")[0]
+    assert (blow["attacker"], blow["needed"], blow["hit"]) == ("thief", 11, True)
+    assert one(stored, "damage-rolled")["amount"] == 2 * 3
+    assert hp(table, "troll") == 40 - 6
+    assert table.replayed() == table.state
+
+
+def test_a_failed_move_silently_check_is_a_plain_charge() -> None:
+    table, stored = thief_charge(75, 12, [])
+
+    assert one(stored, "check-rolled")["check"]["passed"] is False
+    blow = data_of(stored, "attack-rolled")[0]
+    assert (blow["needed"], blow["hit"]) == (15, False)
+    assert hp(table, "troll") == 40
+    assert table.replayed() == table.state
