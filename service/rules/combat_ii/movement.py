@@ -7,6 +7,8 @@ movement"): a map's cell is one square."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from service.domain.grid import Cell, GridMap, find_path, line, on_map
 from service.domain.messages import Event
 from service.domain.table import Combatant
@@ -102,9 +104,7 @@ def reposition(run: Run) -> None:
     attack (+2 SF), taken as the phase's counting begins, winners first (§1 F). A step whose
     square another stepper took first is not taken; a step into a covered area draws its
     shot like any other entry (§2 D Setting Weapons)."""
-    steppers = [(cid, i) for cid, i in sorted(run.state.intentions.items()) if i.step is not None]
-    steppers.sort(key=lambda m: run.state.tracks.get(m[0], "loser") != "winner")
-    for cid, intention in steppers:
+    for cid, intention in order(run.state, lambda i: i.step is not None):
         if can_move(run.state, cid) and intention.step is not None:
             _one_square(run, cid, intention.step, "step", 1)
 
@@ -145,14 +145,16 @@ def _stop_short(run: Run, cid: str, intention: Intention) -> bool:
     return False
 
 
-def order(state: CombatIIState) -> list[tuple[str, Intention]]:
+def _moves(intention: Intention) -> bool:
+    return intention.kind in MOVING or intention.shift is not None
+
+
+def order(
+    state: CombatIIState, moving: Callable[[Intention], bool] = _moves
+) -> list[tuple[str, Intention]]:
     """§1 F: movement is simultaneous, but initiative winners win a race for the same goal:
-    Fray moves winners first."""
-    movers = [
-        (cid, i)
-        for cid, i in sorted(state.intentions.items())
-        if i.kind in MOVING or i.shift is not None
-    ]
+    Fray moves winners first (the movers, or the intentions `moving` picks)."""
+    movers = [(cid, i) for cid, i in sorted(state.intentions.items()) if moving(i)]
     return sorted(movers, key=lambda m: state.tracks.get(m[0], "loser") != "winner")
 
 
