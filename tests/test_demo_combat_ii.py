@@ -393,7 +393,7 @@ def test_a_charged_troll_counters_with_its_whole_routine():
     half-segment"; §2 D: "if the troll survives, it gets to counterattack"."""
     table = _charged_troll()
     charge = {"type": "charge", "combatant_id": "paladin", "target": "troll", "speed": 3}
-    out = table.send(charge, PLAYER, dice=[15, 5, 16, 15, 14, 3, 2, 2])
+    out = table.send(charge, PLAYER, dice=[10, 15, 5, 16, 15, 14, 3, 2, 2])  # 10: STR to 3x
     rolled = [e.data for e in out if e.type == "attack-rolled"]
     counters = [d["weapon"] for d in rolled if d["kind"] == "counter"]
     assert counters == ["left claw", "right claw", "bite"]
@@ -405,7 +405,7 @@ def test_a_troll_that_countered_has_no_routine_left_in_the_round():
     unattempted component attacks lost for that routine, perhaps for the round"."""
     table = _charged_troll()
     charge = {"type": "charge", "combatant_id": "paladin", "target": "troll", "speed": 3}
-    table.send(charge, PLAYER, dice=[15, 5, 16, 9, 12, 3])
+    table.send(charge, PLAYER, dice=[10, 15, 5, 16, 9, 12, 3])  # 10: STR to 3x
     assert state_of(table).phase == 2
     assert attacks_left(state_of(table), "troll") == 0
     assert table.replayed() == table.state

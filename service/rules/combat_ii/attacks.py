@@ -7,14 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from service.domain.context import DecideContext
+from service.domain.grid import Cell
 from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
-from service.rules.combat_ii import criticals
+from service.rules.combat_ii import criticals, spells
 from service.rules.combat_ii.allowance import left_with
 from service.rules.combat_ii.combatants import (
+    ASLEEP,
     adjusted_sf,
     can_attack,
     damage_bonus,
+    engaged_with,
     needed,
     within,
 )
@@ -22,12 +25,16 @@ from service.rules.combat_ii.events import (
     AttackRolled,
     DamageRolled,
     EffectApplied,
+    EffectEnded,
+    ShotIntoMelee,
     SpellCompleted,
     SpellRuined,
 )
 from service.rules.combat_ii.evolve import evolve, fighter
 from service.rules.combat_ii.schedule import HALF_SEGMENTS, strike_offset
 from service.rules.combat_ii.state import (
+    MELEE_SHARE,
+    Casting,
     CombatIIState,
     Effect,
     Intention,
@@ -84,6 +91,11 @@ class Completion:
     spell: str
     target: str | None
     touch: bool = False
+    at: Cell | None = None
+
+    @classmethod
+    def of(cls, cid: str, casting: Casting) -> Completion:
+        return cls(cid, casting.spell, casting.target, casting.touch, casting.at)
 
 
 @dataclass
@@ -182,6 +194,7 @@ def exchange(run: Run, batch: Exchange, half_segment: int) -> None:
         strike = queue.pop(0)
         if (strike.attacker, strike.routine) in lost or not _able(run.state, strike):
             continue
+        strike = _into_melee(run, strike)
         outcome, extra, lose_rest = _roll_to_hit(run, strike, half_segment)
         if outcome is not None:
             hits.append((strike, outcome))
@@ -215,6 +228,55 @@ def _able(state: CombatIIState, strike: Strike) -> bool:
     if weapon.range is not None and not within(state, attacker, target, weapon.range[2]):
         return False
     return strike.kind in ("counter", "set", "cover", "extra") or can_attack(state, strike.attacker)
+
+
+def _into_melee(run: Run, strike: Strike) -> Strike:
+    """DMG Firing Into a Melee (the seed: "all rules not discussed herein are still viable"):
+    with the `random` option, a declared missile attack at a target engaged in melee goes at
+    one of the figures in its immediate area (the target and everyone next to it but the
+    shooter), each as likely as its size: a die of the shares' total, counted off in the
+    order of their ids. The attack is then rolled against that figure."""
+    state = run.state
+    if state.options.firing_into_melee != "random" or strike.kind != "attack":
+        return strike
+    target = state.table.combatant(strike.target)
+    if weapon_named(state, strike.attacker, strike.weapon).kind != "missile":
+        return strike
+    if not engaged_with(state, target):
+        return strike
+    near = sorted(
+        (
+            c
+            for c in state.table.combatants.values()
+            if c.id == target.id
+            or (
+                c.id != strike.attacker
+                and not c.out_of_fight
+                and c.position is not None
+                and within(state, target, c, 1)
+            )
+        ),
+        key=lambda c: c.id,
+    )
+    shares = {c.id: MELEE_SHARE[stats_of(c).size] for c in near}
+    attacker = state.table.combatant(strike.attacker).name
+    roll = run.ctx.die(sum(shares.values()), f"firing into a melee: {attacker} at {target.name}")
+    counted = 0
+    chosen = target.id
+    for cid, share in shares.items():
+        counted += share
+        if roll <= counted:
+            chosen = cid
+            break
+    run.emit(
+        [
+            ShotIntoMelee(
+                attacker=strike.attacker, intended=target.id, target=chosen, roll=roll,
+                shares=shares,
+            )
+        ]
+    )  # fmt: skip
+    return replace(strike, target=chosen)
 
 
 def _roll_to_hit(
@@ -263,14 +325,10 @@ def _roll_damage(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_s
     state = run.state
     attacker = state.table.combatant(strike.attacker)
     weapon = weapon_named(state, strike.attacker, strike.weapon)
+    if strike.spell is not None:
+        return _touched(run, strike, outcome, half_segment)
     bonus = damage_bonus(state, attacker, weapon)
     expression = weapon.damage
-    if strike.spell is not None:
-        # §2 A Touch Spells: the touch delivers the spell, and the spell's damage.
-        spell = stats_of(attacker).spell(strike.spell)
-        if spell is None or spell.damage is None:
-            return 0
-        expression, bonus = spell.damage, 0
     if strike.multiplier > 1:
         expression = f"{strike.multiplier}*({weapon.damage})"
     amount, how = criticals.roll_damage(
@@ -279,7 +337,7 @@ def _roll_damage(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_s
     run.emit(
         [
             DamageRolled(
-                attacker=strike.attacker, target=strike.target, source=strike.spell or weapon.name,
+                attacker=strike.attacker, target=strike.target, source=weapon.name,
                 half_segment=half_segment, amount=amount, text=expression, how=how,
             )
         ]
@@ -287,30 +345,44 @@ def _roll_damage(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_s
     return amount
 
 
-def _complete(run: Run, done: Completion, half_segment: int) -> list[tuple[str, int, list[Effect]]]:
+def _touched(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_segment: int) -> int:
+    """§2 A Touch Spells: the touch delivers the spell: its damage (a critical's as a
+    weapon's) and, unless the target saves, its condition."""
+    attacker = run.state.table.combatant(strike.attacker)
+    spell = stats_of(attacker).spell(strike.spell or "")
+    if spell is None:
+        return 0
+    damage = None
+    if spell.damage is not None:
+        amount, how = criticals.roll_damage(
+            run.ctx, spell.damage, 0, outcome, f"damage: {attacker.name} ({spell.name})"
+        )
+        damage = spells.Damage(amount, spell.damage, how)
+    _, amount, effects = spells.resist(
+        run, strike.attacker, strike.target, spell, damage, half_segment
+    )
+    outcome.target_effects = [*outcome.target_effects, *effects]
+    return amount
+
+
+def _complete(run: Run, done: Completion, half_segment: int) -> list[spells.Hurt]:
     state = run.state
-    caster = state.table.combatant(done.caster)
-    spell = stats_of(caster).spell(done.spell)
+    spell = stats_of(state.table.combatant(done.caster)).spell(done.spell)
+    aim = spells.Aim()
+    if spell is not None and not done.touch:
+        aim = spells.aim(state, done.caster, spell, done.target, done.at)
     run.emit(
         [
             SpellCompleted(
                 combatant_id=done.caster, spell=done.spell, target=done.target,
-                half_segment=half_segment, touch=done.touch,
+                half_segment=half_segment, touch=done.touch, at=done.at,
+                affected=aim.affected, out_of_range=aim.out_of_range,
             )
         ]
     )  # fmt: skip
-    if spell is None or spell.damage is None or done.target is None or done.touch:
+    if spell is None or done.touch:
         return []
-    rolled = run.ctx.roll(spell.damage, f"spell damage: {caster.name} ({spell.name})")
-    run.emit(
-        [
-            DamageRolled(
-                attacker=done.caster, target=done.target, source=spell.name,
-                half_segment=half_segment, amount=rolled.total, text=rolled.text, how="spell",
-            )
-        ]
-    )  # fmt: skip
-    return [(done.target, rolled.total, [])]
+    return spells.land(run, done.caster, spell, aim, half_segment)
 
 
 def _apply(run: Run, damage: list[tuple[str, int, list[Effect]]], half_segment: int) -> None:
@@ -324,6 +396,8 @@ def _apply(run: Run, damage: list[tuple[str, int, list[Effect]]], half_segment: 
             table = run.state.table
             run.emit(adjust_pool(table, target, "hp", -amount, None, None, reason, False))
             hurt.add(target)
+            if fighter(run.state, target).effect(ASLEEP) is not None:
+                run.emit([EffectEnded(combatant_id=target, name=ASLEEP)])  # PH: wounds wake
         run.emit([EffectApplied(combatant_id=target, effect=e) for e in effects])
     for cid in sorted(hurt):
         ruin(run, cid, half_segment, "hurt while casting")

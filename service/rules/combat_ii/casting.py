@@ -6,7 +6,7 @@ from __future__ import annotations
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
-from service.rules.combat_ii import mana
+from service.rules.combat_ii import mana, spells
 from service.rules.combat_ii.abilities import check
 from service.rules.combat_ii.attacks import Completion, Exchange, Run, exchange
 from service.rules.combat_ii.events import (
@@ -90,6 +90,9 @@ def check_cast(state: CombatIIState, cid: str, intention: Intention) -> Spell:
             "phase readying them (`prepare` with what=components, §2 A)",
             rule=SECTION,
         )
+    spells.check_aim(
+        state, cid, spell, intention.targets[0] if intention.targets else None, intention.at
+    )
     _can_pay(state, cid, spell)
     return spell
 
@@ -171,6 +174,7 @@ def begin(run: Run, cid: str, intention: Intention) -> None:
         material=spell.material,
         touch=spell.touch,
         shifted=intention.shift is not None,
+        at=intention.at,
     )
     run.emit([SpellBegun(combatant_id=cid, casting=casting, completes=_when(state, casting))])
 
@@ -208,7 +212,7 @@ def completions(state: CombatIIState) -> dict[int, list[Completion]]:
         offset = completion_offset(state, cid)
         casting = fighter(state, cid).casting
         if offset is not None and casting is not None:
-            done = Completion(cid, casting.spell, casting.target, casting.touch)
+            done = Completion.of(cid, casting)
             due.setdefault(offset, []).append(done)
     return due
 
@@ -256,5 +260,5 @@ def finish_round_spells(run: Run) -> None:
         if casting.left > 0:
             run.emit([CastingProgressed(combatant_id=cid, left=casting.left, rounds=None)])
             continue
-        done = Completion(cid, casting.spell, casting.target, casting.touch)
+        done = Completion.of(cid, casting)
         exchange(run, Exchange([], [done]), 6)

@@ -21,10 +21,15 @@ FALLEN, DEFENCELESS, MISSTEP, SEVERE_MISS, NO_AGILITY = (
     "fallen", "defenceless", "misstep", "severe-miss", "no-agility",
 )  # fmt: skip
 NO_MOVE, SURPRISED, CHARGING = "no-move", "surprised", "charging"
+HELD, ASLEEP = "held", "asleep"
+"""Spell conditions (PH): neither can act; each is a stationary, defenceless target (§2 C)."""
 # §4 Critical Hit and Miss Tables I and §2 D: what each state does to armor class.
-AC_PENALTY = {DAZED: 1, STUNNED: 4, KNEES: 2, PRONE: 4, SPRAWLED: 4, FALLEN: 4, DEFENCELESS: 4}
-NO_ATTACKS = frozenset({STUNNED, KNEES, PRONE, SPRAWLED, FALLEN, SURPRISED})
-NO_MOVEMENT = frozenset({STUNNED, PRONE, SPRAWLED, FALLEN, NO_MOVE, SURPRISED})
+AC_PENALTY = {
+    DAZED: 1, STUNNED: 4, KNEES: 2, PRONE: 4, SPRAWLED: 4, FALLEN: 4, DEFENCELESS: 4,
+    HELD: 4, ASLEEP: 4,
+}  # fmt: skip
+NO_ATTACKS = frozenset({STUNNED, KNEES, PRONE, SPRAWLED, FALLEN, SURPRISED, HELD, ASLEEP})
+NO_MOVEMENT = frozenset({STUNNED, PRONE, SPRAWLED, FALLEN, NO_MOVE, SURPRISED, HELD, ASLEEP})
 
 
 def base_sf(stats: CombatIIStats, weapon: Weapon) -> int:
@@ -84,7 +89,10 @@ def loses_dex_bonus(state: CombatIIState, combatant: Combatant) -> bool:
     mine = fighter(state, combatant.id)
     shifting = mine.casting is not None and mine.casting.shifted and mine.casting.left > 0
     return (
-        any(mine.effect(name) for name in (DEFENCELESS, FALLEN, NO_AGILITY, CHARGING, PRONE))
+        any(
+            mine.effect(name)
+            for name in (DEFENCELESS, FALLEN, NO_AGILITY, CHARGING, PRONE, HELD, ASLEEP)
+        )
         or casting_somatic(state, combatant.id)
         or shifting
     )

@@ -43,6 +43,9 @@ class Cast(Command):
     combatant_id: Id
     spell: str = Field(min_length=1, max_length=60)
     target: Id | None = None
+    at: Cell | None = Field(
+        default=None, description="The square an area spell is aimed at (instead of a target)."
+    )
     hold: int = Field(default=0, ge=0, le=6)
     step: Cell | None = Field(default=None, description="§2 A Repositioning: 10 ft, +1 CT.")
     shift: Cell | None = Field(
@@ -143,6 +146,16 @@ class Stand(Command):
     combatant_id: Id
 
 
+class Cancel(Command):
+    """§1 E Simultaneous Actions: "the action may be canceled; however, a checked swing or a
+    voluntarily interruption of a spell still constitutes an attack or the casting for the
+    round". Cancels the attack or cast declared this phase (the combatant then stands), or
+    interrupts the spell it is casting or holding (it then declares again)."""
+
+    type: Literal["cancel"] = "cancel"
+    combatant_id: Id
+
+
 class Surprise(Command):
     """GM, before the fight starts: who is surprised (§2 F: they lose the first phase) and
     who ambushes them (strikes in phase 1's attack portion at SF 1)."""
@@ -175,5 +188,5 @@ class Rest(Command):
 
 COMMANDS: tuple[type[Command], ...] = (
     Attack, Cast, Touch, Release, Move, Charge, SetWeapon, CoverArea, Prepare, Stand, Surprise,
-    Ambush, Rest,
+    Ambush, Rest, Cancel,
 )  # fmt: skip

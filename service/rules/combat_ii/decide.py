@@ -19,8 +19,14 @@ from service.rules.combat_ii import mana, phases
 from service.rules.combat_ii.abilities import surprise_roll
 from service.rules.combat_ii.attacks import Run, ruin
 from service.rules.combat_ii.combatants import SURPRISED
-from service.rules.combat_ii.commands import Ambush, Rest, Surprise
-from service.rules.combat_ii.events import AmbushSet, CheckRolled, EffectApplied, Rested
+from service.rules.combat_ii.commands import Ambush, Cancel, Rest, Surprise
+from service.rules.combat_ii.events import (
+    AmbushSet,
+    CheckRolled,
+    EffectApplied,
+    IntentionCancelled,
+    Rested,
+)
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.intentions import actor_of, intention_for
 from service.rules.combat_ii.state import CombatIIState, Effect, stats_of
@@ -44,7 +50,35 @@ def decide_own(state: CombatIIState, command: Command, ctx: DecideContext) -> li
             "encounter/not-running",
             "intentions are declared once the fight has started (start-encounter)",
         )
+    if isinstance(command, Cancel):
+        return cancel(state, cid)
     return phases.declare(state, cid, intention_for(state, command), ctx)
+
+
+def cancel(state: CombatIIState, cid: str) -> list[Event]:
+    """§1 E Simultaneous Actions: "the action may be canceled; however, a checked swing or a
+    voluntarily interruption of a spell still constitutes an attack or the casting for the
+    round". An attack (or touch) or cast declared this phase is called off before the phase
+    resolves; a spell being cast or held is interrupted at any declaration."""
+    combatant = state.table.combatant(cid)
+    intention = state.intentions.get(cid)
+    kind = intention.kind if intention is not None else None
+    if combatant.out_of_fight:
+        raise RuleViolation("intention/out-of-fight", f"{combatant.name} is out of the fight")
+    if intention is not None and kind in ("attack", "touch"):
+        return [IntentionCancelled(combatant_id=cid, what="attack", weapons=intention.weapons)]
+    if intention is not None and kind == "cast":
+        return [IntentionCancelled(combatant_id=cid, what="cast", spell=intention.spell)]
+    casting = fighter(state, cid).casting
+    if casting is not None:
+        return [IntentionCancelled(combatant_id=cid, what="spell", spell=casting.spell)]
+    raise RuleViolation(
+        "cancel/nothing",
+        f"{combatant.name} has no attack or spell to cancel: "
+        + (f"it declared {kind}" if kind else "it has declared nothing this phase")
+        + " (§1 E: an attack or a spell may be cancelled)",
+        rule="combat-ii §1 E Simultaneous Actions",
+    )
 
 
 def surprise(state: CombatIIState, command: Surprise, ctx: DecideContext) -> list[Event]:

@@ -118,12 +118,18 @@ class SpellBegun(Event):
 
 
 class SpellCompleted(Event):
+    """A spell goes off: at its target or the square `at`, catching `affected`; a target who
+    has gone beyond the spell's range escapes it (`out_of_range`)."""
+
     type: Literal["spell-completed"] = "spell-completed"
     combatant_id: str
     spell: str
     target: str | None
     half_segment: int
     touch: bool = False
+    at: Cell | None = None
+    affected: tuple[str, ...] = ()
+    out_of_range: bool = False
 
 
 class SpellRuined(Event):
@@ -223,9 +229,48 @@ class Rested(Event):
     new_day: bool = True
 
 
+class SaveRolled(Event):
+    """PH saving throw against a spell: d20 plus `bonus` at or over `needed` saves."""
+
+    type: Literal["save-rolled"] = "save-rolled"
+    combatant_id: str
+    spell: str
+    against: str
+    roll: int
+    bonus: int
+    needed: int
+    saved: bool
+
+
+class IntentionCancelled(Event):
+    """§1 E: a cancelled `attack` (its `weapons` spent, "a checked swing ... still constitutes
+    an attack"), a cancelled `cast` or an interrupted `spell` (either is "the casting for the
+    round"). A cancelled attack or cast leaves the combatant standing; after an interrupted
+    spell it declares again."""
+
+    type: Literal["intention-cancelled"] = "intention-cancelled"
+    combatant_id: str
+    what: Literal["attack", "cast", "spell"]
+    spell: str | None = None
+    weapons: tuple[str, ...] = ()
+
+
+class ShotIntoMelee(Event):
+    """DMG Firing Into a Melee: the die that picks which figure around the intended target a
+    missile goes at, each by its `shares` (by size)."""
+
+    type: Literal["shot-into-melee"] = "shot-into-melee"
+    attacker: str
+    intended: str
+    target: str
+    roll: int
+    shares: dict[str, int]
+
+
 EVENTS: tuple[type[Event], ...] = (
     RoundBegan, InitiativeRolled, PhaseBegan, IntentionDeclared, PhaseEnded, AttackRolled,
     DamageRolled, CriticalRolled, CheckRolled, EffectApplied, EffectEnded, SpellBegun,
     SpellCompleted, SpellRuined, CastingDelayed, CastingProgressed, Moved, SpeedChanged,
-    WeaponDropped, WeaponReadied, ReadyEnded, SequenceSet, AmbushSet, Rested,
+    WeaponDropped, WeaponReadied, ReadyEnded, SequenceSet, AmbushSet, Rested, SaveRolled,
+    IntentionCancelled, ShotIntoMelee,
 )  # fmt: skip

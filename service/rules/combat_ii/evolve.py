@@ -15,6 +15,7 @@ from service.rules.combat_ii.events import (
     EffectApplied,
     EffectEnded,
     InitiativeRolled,
+    IntentionCancelled,
     IntentionDeclared,
     Moved,
     PhaseBegan,
@@ -30,7 +31,7 @@ from service.rules.combat_ii.events import (
     WeaponDropped,
     WeaponReadied,
 )
-from service.rules.combat_ii.state import CombatIIState, CombatIIStats, Fighter
+from service.rules.combat_ii.state import CombatIIState, CombatIIStats, Fighter, Intention
 
 _NOT_COUNTED = frozenset({"free", "extra"})
 
@@ -86,6 +87,8 @@ def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
             return replace(state, {"intentions": intentions})
         case PhaseEnded():
             return replace(state, {"intentions": {}})
+        case IntentionCancelled():
+            return _cancelled(state, event)
         case AttackRolled():
             return _attacked(state, event)
         case CriticalRolled(kind="miss"):
@@ -175,6 +178,23 @@ def _attacked(state: CombatIIState, event: AttackRolled) -> CombatIIState:
     if event.kind == "touch":
         changes["charged"] = None
     return _with(state, event.attacker, **changes)
+
+
+def _cancelled(state: CombatIIState, event: IntentionCancelled) -> CombatIIState:
+    """§1 E: the checked swing spends the routine's attack; the cancelled or interrupted
+    spell is the round's casting (System I) and starts the casting delay (System II)."""
+    cid = event.combatant_id
+    intentions = {**state.intentions, cid: Intention(kind="stand")}
+    changes: dict[str, object] = {"cast_round": state.round, "completed_tick": state.tick}
+    if event.what == "spell":
+        del intentions[cid]
+        changes["casting"] = None
+    elif event.what == "attack":
+        used = dict(fighter(state, cid).used)
+        for weapon in event.weapons:
+            used[weapon] = used.get(weapon, 0) + 1
+        changes = {"used": used, "attacked_round": state.round, "attacked_tick": state.tick}
+    return replace(_with(state, cid, **changes), {"intentions": intentions})
 
 
 def _place(state: CombatIIState, event: Moved) -> CombatIIState:

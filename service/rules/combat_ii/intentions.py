@@ -7,9 +7,14 @@ from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, on_map, terrain_at
 from service.domain.messages import Command
 from service.rules.combat_ii import casting, delays
-from service.rules.combat_ii.allowance import attacks_left, default_weapons, left_with
+from service.rules.combat_ii.allowance import (
+    attacks_left,
+    default_weapons,
+    left_with,
+    routines_in_round,
+    stationary,
+)
 from service.rules.combat_ii.combatants import (
-    DEFENCELESS,
     NO_MOVE,
     can_attack,
     can_move,
@@ -35,7 +40,6 @@ from service.rules.combat_ii.state import (
     CombatIIState,
     CombatIIStats,
     Intention,
-    attacks_in_round,
     stats_of,
 )
 
@@ -60,6 +64,7 @@ def intention_for(state: CombatIIState, command: Command) -> Intention:
                 kind="cast",
                 spell=command.spell,
                 targets=(command.target,) if command.target else (),
+                at=command.at,
                 hold=command.hold,
                 step=command.step,
                 shift=command.shift,
@@ -93,7 +98,6 @@ def _attack(state: CombatIIState, command: Attack) -> Intention:
     cid = command.combatant_id
     combatant = state.table.combatant(cid)
     stats = stats_of(combatant)
-    mine = fighter(state, cid)
     if not can_attack(state, cid):
         raise RuleViolation(
             "attack/cannot", f"{combatant.name} cannot attack this phase", rule=ATTACKS
@@ -111,33 +115,9 @@ def _attack(state: CombatIIState, command: Attack) -> Intention:
         )
     for name in weapons:
         _usable(state, cid, stats, name, drawing=name == command.draw)
-    free = mine.effect("free-attack") is not None
-    if state.options.phase_system == "I":
-        _paired(state, cid, stats, weapons, bool(command.weapons))
-        weapons = tuple(w for w in weapons if left_with(state, cid, stats, w) > 0 or free)
-        if not weapons:
-            raise RuleViolation(
-                "attack/none-left",
-                f"{combatant.name} has made all its attacks this round",
-                rule=ATTACKS,
-            )
-        if mine.attacked_tick == state.tick:
-            raise RuleViolation("attack/one-per-phase", "one attack routine per phase (§1 C)")
-        if command.twice and min(left_with(state, cid, stats, w) for w in weapons) < 2:
-            raise RuleViolation(
-                "attack/no-double",
-                "a double attack needs two attacks left this round and more than 3 a round "
-                "(§2 C Multiple Attacks)",
-                rule=ATTACKS,
-            )
-        if command.twice and attacks_in_round(stats.attacks, max(state.round, 1)) <= 3:
-            raise RuleViolation(
-                "attack/no-double",
-                "only a combatant with more attacks a round than phases to make them in "
-                "(more than 3) may attack twice in a phase (§2 C Multiple Attacks)",
-                rule=ATTACKS,
-            )
     targets = tuple(command.targets)
+    if state.options.phase_system == "I":
+        weapons = _system_one_allowance(state, command, stats, weapons, targets)
     if len(targets) not in (1, len(weapons)):
         raise RuleViolation(
             "attack/targets",
@@ -169,8 +149,58 @@ def _attack(state: CombatIIState, command: Attack) -> Intention:
     )
 
 
+def _system_one_allowance(
+    state: CombatIIState,
+    command: Attack,
+    stats: CombatIIStats,
+    weapons: tuple[str, ...],
+    targets: tuple[str, ...],
+) -> tuple[str, ...]:
+    """§2 C Multiple Attacks: the parts of the routine with an attack left this round (a
+    warrior's level of them against creatures below 1 HD, `allowance.rapid`), one routine a
+    phase, and a double attack only with more routines a round than phases. A stationary,
+    defenceless target "may be attacked each phase": the whole routine strikes it, attacks
+    left or not (§2 C Stationary, Defenseless Target)."""
+    cid = command.combatant_id
+    name = state.table.combatant(cid).name
+    mine = fighter(state, cid)
+    free = mine.effect("free-attack") is not None
+    _paired(state, cid, stats, weapons, bool(command.weapons), targets)
+    if not stationary(state, targets):
+        weapons = tuple(w for w in weapons if left_with(state, cid, stats, w, targets) > 0 or free)
+    if not weapons:
+        raise RuleViolation(
+            "attack/none-left",
+            f"{name} has made all its attacks this round (only a stationary, defenceless "
+            "target may still be attacked, §2 C)",
+            rule=ATTACKS,
+        )
+    if mine.attacked_tick == state.tick:
+        raise RuleViolation("attack/one-per-phase", "one attack routine per phase (§1 C)")
+    if command.twice and min(left_with(state, cid, stats, w, targets) for w in weapons) < 2:
+        raise RuleViolation(
+            "attack/no-double",
+            "a double attack needs two attacks left this round and more than 3 a round "
+            "(§2 C Multiple Attacks)",
+            rule=ATTACKS,
+        )
+    if command.twice and routines_in_round(state, stats, weapons, targets) <= 3:
+        raise RuleViolation(
+            "attack/no-double",
+            "only a combatant with more attacks a round than phases to make them in "
+            "(more than 3) may attack twice in a phase (§2 C Multiple Attacks)",
+            rule=ATTACKS,
+        )
+    return weapons
+
+
 def _paired(
-    state: CombatIIState, cid: str, stats: CombatIIStats, weapons: tuple[str, ...], named: bool
+    state: CombatIIState,
+    cid: str,
+    stats: CombatIIStats,
+    weapons: tuple[str, ...],
+    named: bool,
+    targets: tuple[str, ...],
 ) -> None:
     """§2 C: two weapons attack "only in paired fashion (one part of the routine may not be
     'saved' until later)": naming one while the other still has an attack is refused."""
@@ -179,7 +209,7 @@ def _paired(
         for w in fighter(state, cid).in_hand
         if (weapon := stats.weapon(w)) is not None
         and weapon.kind != "missile"
-        and left_with(state, cid, stats, w) > 0
+        and left_with(state, cid, stats, w, targets) > 0
     ]
     saved = [w for w in held if w not in weapons]
     if named and len(held) > 1 and saved:
@@ -193,12 +223,7 @@ def _paired(
 
 def _system_two_allowance(state: CombatIIState, cid: str, targets: tuple[str, ...]) -> bool:
     allowed = delays.allowed(state, cid)
-    defenceless = all(
-        fighter(state, t).effect(DEFENCELESS) is not None
-        or (fighter(state, t).casting is not None and fighter(state, t).casting.somatic)  # type: ignore[union-attr]
-        for t in targets
-    )
-    if allowed == 0 and not defenceless:
+    if allowed == 0 and not stationary(state, targets):
         mine = fighter(state, cid)
         raise RuleViolation(
             "attack/delay",
@@ -477,7 +502,7 @@ def _surprised_target(state: CombatIIState, cid: str, target_id: str) -> None:
             "surprised this phase (§2 F)",
             rule="combat-ii §2 F Surprise",
         )
-    if attacks_left(state, cid) <= 0:
+    if attacks_left(state, cid, (target_id,)) <= 0 and not stationary(state, (target_id,)):
         raise RuleViolation("attack/none-left", "no attacks left this round")
 
 
@@ -530,7 +555,9 @@ def _charge(state: CombatIIState, command: Charge) -> Intention:
             "a charge needs at least jogging speed, twice base MV (§2 D Charging): give speed",
             rule=MOVEMENT,
         )
-    if state.options.phase_system == "I" and attacks_left(state, cid) <= 0:
+    target_ids = (command.target,)
+    spent = attacks_left(state, cid, target_ids) <= 0 and not stationary(state, target_ids)
+    if state.options.phase_system == "I" and spent:  # §2 C: the defenceless, each phase
         raise RuleViolation("attack/none-left", f"{combatant.name} has no attacks left")
     if state.options.phase_system == "II":
         _system_two_allowance(state, cid, (command.target,))  # §3 C: a charge's blow waits too

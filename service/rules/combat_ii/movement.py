@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from service.domain.frozen import replace
 from service.domain.grid import Cell, GridMap, find_path, line, on_map
 from service.domain.messages import Event
 from service.domain.table import Combatant
@@ -28,13 +29,17 @@ from service.rules.combat_ii.combatants import (
 from service.rules.combat_ii.events import (
     CheckRolled,
     EffectApplied,
+    IntentionDeclared,
     Moved,
+    PhaseBegan,
+    PhaseEnded,
     SpeedChanged,
 )
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.schedule import (
     HALF_SEGMENTS,
     half_segment,
+    least_per_half_segment,
     movement_squares,
     squares_by_half_segment,
 )
@@ -91,12 +96,37 @@ def start(run: Run) -> None:
             if mine.factor and intention.kind != "continue":
                 run.emit([SpeedChanged(combatant_id=cid, factor=0)])
             continue
+        intention = _accelerate(run, cid, intention)
         now, _ = speeds(state, cid, intention)
         if now != mine.factor:
             run.emit([SpeedChanged(combatant_id=cid, factor=now)])
         if intention.kind == "charge":
             charging = Effect(name=CHARGING, until=state.tick)
             run.emit([EffectApplied(combatant_id=cid, effect=charging)])
+
+
+RUNNING = 3
+"""The first running speed: 3x MV (2x is jogging)."""
+
+
+def _accelerate(run: Run, cid: str, intention: Intention) -> Intention:
+    """§2 D Acceleration: "Apply the new rate immediately, after using PH rules for chances
+    for success based on Strength (p. 120)". Fray's reading: speeding up into a running
+    speed (3x or faster) takes a passed STR check; walking and jogging need none. A failure
+    holds the mover to jogging (2x), or to the speed it began the phase at if faster, and
+    its intention is restated at that speed. Returns the intention the mover moves by."""
+    now = speeds(run.state, cid, intention)[0]
+    began = fighter(run.state, cid).phase_factor
+    if now < RUNNING or now <= began:
+        return intention
+    strength = stats_of(run.state.table.combatant(cid)).strength
+    rolled = check(run.ctx, "strength", strength, 0, f"accelerate to {now}x MV")
+    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+    if rolled.passed:
+        return intention
+    held = replace(intention, {"speed": max(began, RUNNING - 1)})
+    run.emit([IntentionDeclared(combatant_id=cid, intention=held, automatic=True)])
+    return held
 
 
 def reposition(run: Run) -> None:
@@ -202,7 +232,7 @@ def release(run: Run, casters: list[str], offset: int = MOVEMENT_HALF_SEGMENT) -
         combatant = run.state.table.combatants.get(cid)
         if casting is None or combatant is None or combatant.out_of_fight:
             continue  # ruined or downed while holding it
-        done.append(Completion(cid, casting.spell, casting.target, casting.touch))
+        done.append(Completion.of(cid, casting))
     if done:
         exchange(run, Exchange([], done), numbered(run.state, offset))
 
@@ -302,9 +332,41 @@ def step(run: Run, offset: int) -> None:
 
 
 def _settle_speed(run: Run, cid: str, intention: Intention) -> None:
+    if cid not in run.state.fighters:
+        return
     after = speeds(run.state, cid, intention)[1]
-    if cid in run.state.fighters and fighter(run.state, cid).factor not in (after, 0):
+    if run.state.options.incremental_movement and intention.kind == "move":
+        after = min(after, _kept_speed(run, cid))
+    if fighter(run.state, cid).factor not in (after, 0):
         run.emit([SpeedChanged(combatant_id=cid, factor=after)])
+
+
+def _kept_speed(run: Run, cid: str) -> int:
+    """§2 D Table 3 (incremental movement): a mover "must move at least the previously listed
+    minimum in order to maintain speed". The fastest speed, up to the one moved at, whose
+    minimum over the phase's six half-segments the squares moved this phase met: 1 if the
+    mover moved at all, 0 if it did not."""
+    walked = _walked(run, cid)
+    if walked == 0:
+        return 0
+    mv = stats_of(run.state.table.combatant(cid)).mv
+    kept = (
+        factor
+        for factor in range(fighter(run.state, cid).factor, 1, -1)
+        if walked >= least_per_half_segment(factor * mv) * HALF_SEGMENTS
+    )
+    return next(kept, 1)
+
+
+def _walked(run: Run, cid: str) -> int:
+    """The squares `cid` has moved in this phase's movement (steps and shifts aside)."""
+    walked = 0
+    for event in reversed(run.events):
+        if isinstance(event, PhaseBegan | PhaseEnded):
+            break
+        if isinstance(event, Moved) and event.combatant_id == cid:
+            walked += 0 if event.mode in ("step", "shift") else len(event.path) - 1
+    return walked
 
 
 def occupancy(state: CombatIIState, mover: str) -> dict[Cell, str]:

@@ -312,7 +312,7 @@ def _endphase(run: Run) -> None:
                 run.emit(casting.after_round(run.state, cid))
                 continue
             number = half_segment(ENDPHASE, endphase_offset(track))
-            done = attacks.Completion(cid, spell.spell, spell.target, spell.touch)
+            done = attacks.Completion.of(cid, spell)
             attacks.exchange(run, Exchange([], [done]), number)
     run.emit([PhaseEnded(round=state.round, phase=ENDPHASE, tick=state.tick)])
     if run.state.table.phase == "running":

@@ -5,7 +5,7 @@ combatant's track, the intentions declared this phase, spells in progress and ef
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -19,6 +19,9 @@ from service.rules.combat_ii.mana import BonusSpells, Caster, ManaSystem, Recove
 from service.rules.combat_ii.schedule import Track
 
 Size = Literal["tiny", "small", "medium", "large", "huge", "gargantuan"]
+SaveKind = Literal["paralyzation", "rod", "petrification", "breath", "spell"]
+"""2nd edition's five saving throw categories (DMG Table 60): paralyzation, poison or death
+magic; rod, staff or wand; petrification or polymorph; breath weapon; spell."""
 WeaponKind = Literal["melee", "missile", "natural"]
 Stage = Literal["setup", "intentions", "ended"]
 ABILITY = Field(default=10, ge=1, le=25)
@@ -133,6 +136,30 @@ class Weapon(Frozen):
         return self.strength if self.strength is not None else self.kind != "missile"
 
 
+# DMG "Firing Into a Melee": each figure's share of a missile shot into a melee, in sixths
+# (tiny 1/3, small 1/2, medium 1, large 2, huge 4, gargantuan 6).
+MELEE_SHARE: dict[Size, int] = {
+    "tiny": 2, "small": 3, "medium": 6, "large": 12, "huge": 24, "gargantuan": 36,
+}  # fmt: skip
+
+# DMG Table 60, the row for a 0-level character: saving throws a stat block leaves out.
+ZERO_LEVEL_SAVES: dict[SaveKind, int] = {
+    "paralyzation": 16, "rod": 18, "petrification": 17, "breath": 20, "spell": 19,
+}  # fmt: skip
+
+
+class SpellSave(Frozen):
+    """The saving throw a spell allows (PH): for half its damage, or negating it."""
+
+    against: SaveKind = "spell"
+    effect: Literal["half", "negates"] = "negates"
+    dodge: bool | None = Field(
+        default=None,
+        description="An attack that can be dodged: the Defensive Adjustment (DEX, or AGI "
+        "with §4 Agility) adds to the save (PH Table 2). Default: yes for area spells.",
+    )
+
+
 class Spell(Frozen):
     """A spell or psionic power the combatant can use (§2 A, B)."""
 
@@ -145,6 +172,25 @@ class Spell(Frozen):
     touch: bool = False
     psionic: bool = False
     specialty: bool = Field(default=False, description="Of the caster's school of speciality.")
+    range: int | None = Field(
+        default=None, ge=0, le=100, description="Squares from the caster; None: the GM judges."
+    )
+    area: int | None = Field(
+        default=None,
+        ge=0,
+        le=20,
+        description="Radius in squares around the point aimed at: everyone in it is caught.",
+    )
+    save: SpellSave | None = None
+    duration: int | None = Field(
+        default=None, ge=1, le=100, description="Rounds its condition lasts (§3 B duration)."
+    )
+    condition: str | None = Field(
+        default=None,
+        pattern=r"^[a-z][a-z-]{0,29}$",
+        description="The state it puts each creature it affects in for its duration: "
+        "held, asleep, stunned... (the rules play those they know; the rest is shown).",
+    )
 
     @field_validator("damage")
     @classmethod
@@ -155,7 +201,17 @@ class Spell(Frozen):
     def _one_casting_time(self) -> Spell:
         if self.ct is not None and self.rounds is not None:
             raise ValueError("a spell's casting time is in segments (ct) or rounds, not both")
+        if self.condition is not None and self.duration is None:
+            raise ValueError(f"'{self.name}' puts its targets in a condition: give its duration")
         return self
+
+    @property
+    def dodged(self) -> bool:
+        """PH Table 2: the Defensive Adjustment applies to saves against attacks that can
+        be dodged; unless the spell says, those are the ones with an area."""
+        if self.save is None:
+            return False
+        return self.save.dodge if self.save.dodge is not None else self.area is not None
 
     @property
     def units(self) -> int:
@@ -209,7 +265,27 @@ class CombatIIStats(Frozen):
     thief: bool = False
     move_silently: int | None = Field(default=None, ge=0, le=100)
     backstab: int = Field(default=1, ge=1, le=5, description="Backstab damage multiplier.")
+    warrior: bool = Field(
+        default=False,
+        description="PH fighter classes: one attack per level a round against creatures "
+        "below 1 HD.",
+    )
+    hit_dice: float | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description="A creature's Hit Dice; below 1 lets warriors attack per level. None: a "
+        "character, judged by nothing (not below 1 HD).",
+    )
     components_in_hand: bool = True
+    saves: dict[SaveKind, Annotated[int, Field(ge=1, le=25)]] = Field(
+        default_factory=dict,
+        description="Saving throw numbers (d20 at or over saves); missing ones are the "
+        "0-level character's (DMG Table 60).",
+    )
+    save_bonus: int = Field(
+        default=0, ge=-10, le=10, description="Added to every save (magic, race, Wisdom)."
+    )
 
     @field_validator("attacks")
     @classmethod
@@ -241,6 +317,9 @@ class CombatIIStats(Frozen):
             return self.wielding
         held = [w.name for w in self.weapons if w.kind != "natural"]
         return tuple(held[:1])
+
+    def save_against(self, kind: SaveKind) -> int:
+        return self.saves.get(kind, ZERO_LEVEL_SAVES[kind])
 
     def reaction_of(self, score: int) -> int:
         return self.reaction if self.reaction is not None else reaction_adjustment(score)
@@ -277,6 +356,11 @@ class CombatIIOptions(EncounterOptions):
     bonus_spells: BonusSpells = "add"
     starting_mana: StartingMana = "standard"
     mana_recovery: Recovery = "flat"
+    firing_into_melee: Literal["aimed", "random"] = Field(
+        default="aimed",
+        description="DMG Firing Into a Melee: a missile at a target in melee goes to one of "
+        "the figures around it by size (random), or at the target named (aimed).",
+    )
     intention_seconds: float | None = Field(
         default=None, gt=0, le=86_400, description="Seconds to declare; then stand by default."
     )
@@ -308,6 +392,7 @@ class Intention(Frozen):
     what: str | None = None
     draw: str | None = None
     timing: Literal["before", "midpoint", "after"] | None = None
+    at: Cell | None = None
 
 
 class Casting(Frozen):
@@ -326,6 +411,7 @@ class Casting(Frozen):
     shifted: bool = Field(
         default=False, description="Shifting while casting: no DEX bonus to AC (§2 A)."
     )
+    at: Cell | None = Field(default=None, description="The square an area spell is aimed at.")
 
 
 class Effect(Frozen):
@@ -337,6 +423,7 @@ class Effect(Frozen):
     on_end: Literal["agility-or-knees"] | None = None
     ends_on_attack: bool = False
     starts: int = Field(default=0, description="The phase tick it takes hold (next phase).")
+    source: str | None = Field(default=None, description="The spell that caused it.")
 
 
 class Fighter(Frozen):

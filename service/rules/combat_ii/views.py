@@ -16,7 +16,7 @@ from service.domain.redaction import health_hidden, redact_event, sees_everythin
 from service.domain.views import ActionOption
 from service.rules.combat_ii import attacks, casting, initiative
 from service.rules.combat_ii.abilities import perception
-from service.rules.combat_ii.allowance import attacks_left
+from service.rules.combat_ii.allowance import attacks_left, stationary
 from service.rules.combat_ii.combatants import (
     adjusted_sf,
     armor_class,
@@ -55,7 +55,23 @@ def legal_actions(state: CombatIIState, viewer: Actor) -> list[ActionOption]:
     for cid in waiting(state):
         if viewer.controls(cid):
             actions += intentions(state, cid)
+    for cid in sorted(state.fighters):
+        if viewer.controls(cid) and _cancellable(state, cid):
+            name = state.table.combatant(cid).name
+            actions.append(ActionOption(type="cancel", label=f"{name} cancels", actor=cid))
     return actions
+
+
+def _cancellable(state: CombatIIState, cid: str) -> bool:
+    """§1 E: a declared attack, touch or cast, or a spell being cast or held (decide.cancel)."""
+    combatant = state.table.combatants.get(cid)
+    intention = state.intentions.get(cid)
+    declared = intention is not None and intention.kind in ("attack", "touch", "cast")
+    return (
+        combatant is not None
+        and not combatant.out_of_fight
+        and (declared or fighter(state, cid).casting is not None)
+    )
 
 
 def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
@@ -67,8 +83,14 @@ def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
     name = combatant.name
     options: list[ActionOption] = []
     foes = enemies(state, combatant)
-    if can_attack(state, cid) and attacks_left(state, cid) > 0 and not mine.casting:
-        reachable = [f.id for f in foes if _reachable(state, cid, f.id)]
+    if can_attack(state, cid) and not mine.casting:
+        # §2 C: a warrior's level of attacks below 1 HD; a defenceless target each phase.
+        reachable = [
+            f.id
+            for f in foes
+            if _reachable(state, cid, f.id)
+            and (attacks_left(state, cid, (f.id,)) > 0 or stationary(state, (f.id,)))
+        ]
         if reachable:
             options.append(
                 ActionOption(type="attack", label=f"{name} attacks", actor=cid, targets=reachable)
@@ -87,7 +109,10 @@ def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
             ActionOption(
                 type="cast", label=f"{name} casts {spell.name}", actor=cid,
                 targets=[c.id for c in initiative.fighting(state)],
-                params={"spell": spell.name, "ct": spell.ct, "rounds": spell.rounds},
+                params={
+                    "spell": spell.name, "ct": spell.ct, "rounds": spell.rounds,
+                    "range": spell.range, "area": spell.area,
+                },
             )
         )  # fmt: skip
     if can_move(state, cid) and combatant.position is not None:
@@ -215,7 +240,23 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "spell-begun": lambda d, n: (
         f"{n(d['combatant_id'])} begins {d['casting']['spell']}; it completes {d['completes']}."
     ),
-    "spell-completed": lambda d, n: f"{_hs(d)}: {n(d['combatant_id'])}'s {d['spell']} completes.",
+    "spell-completed": lambda d, n: (
+        f"{_hs(d)}: {n(d['combatant_id'])}'s {d['spell']} completes"
+        + (" out of range: it is wasted." if d.get("out_of_range") else ".")
+    ),
+    "intention-cancelled": lambda d, n: (
+        f"{n(d['combatant_id'])} "
+        + ("interrupts " + str(d["spell"]) if d["what"] == "spell" else f"cancels its {d['what']}")
+        + "."
+    ),
+    "shot-into-melee": lambda d, n: (
+        f"{n(d['attacker'])} shoots into the melee around {n(d['intended'])}: the shot goes at "
+        f"{n(d['target'])}."
+    ),
+    "save-rolled": lambda d, n: (
+        f"{n(d['combatant_id'])} {'saves' if d['saved'] else 'fails to save'} against "
+        f"{d['spell']} ({d['roll']}{d['bonus']:+} vs {d['needed']})."
+    ),
     "spell-ruined": lambda d, n: (
         f"{n(d['combatant_id'])}'s {d['spell']} is ruined ({d['reason']})."
     ),

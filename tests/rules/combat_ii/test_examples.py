@@ -177,8 +177,13 @@ def _the_paladin_and_the_troll(troll_hp: int = 30, squire: bool = False) -> Tabl
     return table
 
 
+RUN = 10
+"""A passed STR check to reach 3x MV or faster (§2 D, PH p. 120): 10 against STR 10."""
+
+
 def _charge(table: Table, dice: list[int]) -> list[Envelope]:
-    return declare(table, "paladin", "charge", dice=dice, target="troll", speed=3)
+    """The paladin spurs to 3x (the STR check passes) and charges the troll."""
+    return declare(table, "paladin", "charge", dice=[RUN, *dice], target="troll", speed=3)
 
 
 def _cells(path: list[dict[str, int]]) -> list[tuple[int, int]]:
@@ -309,10 +314,10 @@ def _the_runner_at_full_speed() -> Table:
     start(table, initiative=[7, 3])
     stand(table, "orc", "runner")
     stand(table, "orc")
-    declare(table, "runner", "move", to=[59, 0], speed=3)
+    declare(table, "runner", "move", to=[59, 0], speed=3, dice=[RUN])
     stand(table, "orc")
     # Phase 3 ends the round: the runner's CON check for top speed (passed), then initiative.
-    sprint = declare(table, "runner", "move", to=[59, 0], speed=5, dice=[5, 7, 3])
+    sprint = declare(table, "runner", "move", to=[59, 0], speed=5, dice=[RUN, 5, 7, 3])
     assert len(one(sprint, "moved")["path"]) - 1 == 20
     assert state_of(table).fighters["runner"].factor == 5
     stand(table, "orc")

@@ -61,9 +61,10 @@ def test_a_runner_makes_a_constitution_check_at_the_round_end() -> None:
     add(table, "fighter", "pcs", runner, at=(0, 0))
     add(table, "orc", "orcs", ORC, at=(0, 4))
     start(table, initiative=[3, 7])
-    for x in (12, 24):
+    # Phase 1 rolls the STR check to reach 3x (§2 D, PH p. 120: 10 passes STR 10).
+    for x, strength in ((12, [10]), (24, None)):
         table.send({"type": "move", "combatant_id": "fighter", "to": [x, 0], "speed": 3})
-        table.send({"type": "stand", "combatant_id": "orc"})
+        table.send({"type": "stand", "combatant_id": "orc"}, dice=strength)
     table.send({"type": "move", "combatant_id": "fighter", "to": [36, 0], "speed": 3})
     ended = table.send({"type": "stand", "combatant_id": "orc"}, dice=[13, 4, 9])
 

@@ -14,6 +14,8 @@ from tests.rules.combat_ii.given import refused, state_of
 from tests.rules.harness import Table
 
 SHORTBOW = {"name": "shortbow", "kind": "missile", "speed": 7, "damage": "1d6", "bow": True}
+RUN = [10]
+"""The STR check to speed up to 3x MV or faster (§2 D, PH p. 120): 10 passes STR 10."""
 
 
 def move(
@@ -62,7 +64,8 @@ def test_a_phase_moves_a_third_of_the_current_mv(mv: int, speed: int | None, squ
     table = runway({"mv": mv})
     stand(table, "ogre")
 
-    moved = only(move(table, "fighter", (79, 0), speed=speed), "moved")
+    running = RUN if speed is not None and speed >= 3 else None
+    moved = only(move(table, "fighter", (79, 0), dice=running, speed=speed), "moved")
 
     assert len(cells(moved)) - 1 == squares
     assert at(table, "fighter") == (squares, 0)
@@ -90,7 +93,7 @@ def test_from_a_standstill_a_combatant_reaches_at_most_3x_mv_in_a_phase() -> Non
     stand(table, "ogre")
 
     assert refused(table, moving("fighter", (79, 0), speed=4)).code == "move/too-fast"
-    move(table, "fighter", (79, 0), speed=3)
+    move(table, "fighter", (79, 0), dice=RUN, speed=3)
 
     assert fighter_of(table, "fighter").factor == 3
     assert table.replayed() == table.state
@@ -109,14 +112,14 @@ def test_a_moving_combatant_gains_at_most_2x_mv_a_phase(first: int, fastest: int
     two phases)"."""
     table = runway()
     stand(table, "ogre")
-    move(table, "fighter", (79, 0), speed=first)
+    move(table, "fighter", (79, 0), dice=RUN if first >= 3 else None, speed=first)
     stand(table, "ogre")
 
     if fastest < 5:
         assert refused(table, moving("fighter", (79, 0), speed=fastest + 1)).code == (
             "move/too-fast"
         )
-    moved = only(move(table, "fighter", (79, 0), speed=fastest), "moved")
+    moved = only(move(table, "fighter", (79, 0), dice=RUN, speed=fastest), "moved")
 
     assert len(cells(moved)) - 1 == 4 * fastest
     assert table.replayed() == table.state
@@ -138,9 +141,9 @@ def test_a_combatants_top_speed_caps_its_acceleration() -> None:
 def sprint(table: Table) -> None:
     """3x MV in phase 1, 4x in phase 2: the fighter stands at (28, 0) moving 4x (MV 48)."""
     stand(table, "ogre")
-    move(table, "fighter", (79, 0), speed=3)
+    move(table, "fighter", (79, 0), dice=RUN, speed=3)
     stand(table, "ogre")
-    move(table, "fighter", (79, 0), speed=4)
+    move(table, "fighter", (79, 0), dice=RUN, speed=4)
     assert (at(table, "fighter"), fighter_of(table, "fighter").factor) == ((28, 0), 4)
     stand(table, "ogre")
 
@@ -324,7 +327,7 @@ def test_a_set_weapon_strikes_an_accelerated_foe_as_it_arrives() -> None:
     table = duel(ogre_at=(10, 0))
     table.send({"type": "set-weapon", "combatant_id": "ogre"})
 
-    ran = move(table, "fighter", (9, 0), dice=[12, 3], speed=3)
+    ran = move(table, "fighter", (9, 0), dice=[*RUN, 12, 3], speed=3)
 
     struck = only(ran, "attack-rolled")
     assert (struck["attacker"], struck["kind"], struck["hit"]) == ("ogre", "set", True)
