@@ -66,6 +66,21 @@ def surprise_roll(ctx: DecideContext, bonus: int, purpose: str) -> Check:
     )
 
 
+# combat-ii §4 Agility "THIEF ADJUSTMENTS": AGI adjusts Move Silently, Hide in Shadows and
+# Climb Walls by PH Table 28 "read 'Dexterity' as the applicable ability": "AGI 9 = -10%,
+# 10 = -5%, 17 = +5%, 18 = +10%, 19 = +15%"; 11-16 adjust nothing.
+_AGILITY_SKILLS: dict[int, int] = {9: -10, 10: -5, 17: 5, 18: 10, 19: 15}
+_AGILITY_LISTED = (9, 19)
+"""The scores the seed lists; a score beyond them takes the nearest listed one."""
+
+
+def agility_skill_adjustment(agility: int) -> int:
+    """§4 Agility: the percentage AGI adds to a thief's Move Silently, Hide in Shadows and
+    Climb Walls (interpretation: below 9 as 9, above 19 as 19)."""
+    low, high = _AGILITY_LISTED
+    return _AGILITY_SKILLS.get(min(max(agility, low), high), 0)
+
+
 def perception(
     intelligence: int, wisdom: int, level: int, thief: bool, thieves_option: bool
 ) -> int:

@@ -63,7 +63,9 @@ def check_cast(state: CombatIIState, cid: str, intention: Intention) -> Spell:
                 "a caster whose spell was ruined may not begin another this round (§2 A)",
                 rule=SECTION,
             )
-        if mine.completed_round == state.round or mine.cast_round == state.round:
+        if spell.tangent:
+            _tangent_allowed(state, cid, spell)
+        elif mine.completed_round == state.round or mine.cast_round == state.round:
             raise RuleViolation(
                 "cast/one-per-round",
                 "only one spell may be cast each round (§2 A)",
@@ -76,6 +78,8 @@ def check_cast(state: CombatIIState, cid: str, intention: Intention) -> Spell:
                 rule=SECTION,
             )
         _fits_the_round(state, spell, intention)
+    elif spell.tangent:
+        _tangent_allowed(state, cid, spell)
     elif state.tick <= mine.cast_rest_until:
         raise RuleViolation(
             "cast/delay",
@@ -95,6 +99,22 @@ def check_cast(state: CombatIIState, cid: str, intention: Intention) -> Spell:
     )
     _can_pay(state, cid, spell)
     return spell
+
+
+def _tangent_allowed(state: CombatIIState, cid: str, spell: Spell) -> None:
+    """§2 B Special Option: "Tangents may be established at one per phase (our group allows up
+    to 3 per round instead of the normal two)": a contact power is not the round's casting
+    (nor, in System II, followed by the casting delay), but is limited to
+    `tangents_per_round` a round (and needs a target, `spells.check_aim`)."""
+    mine = fighter(state, cid)
+    made = mine.tangents_in_round if mine.tangent_round == state.round else 0
+    limit = state.options.tangents_per_round
+    if made >= limit:
+        raise RuleViolation(
+            "cast/tangents",
+            f"{made} tangent{'s' * (made != 1)} already this round: {limit} a round (§2 B)",
+            rule="combat-ii §2 B Psionics",
+        )
 
 
 def _fits_the_round(state: CombatIIState, spell: Spell, intention: Intention) -> None:
@@ -124,10 +144,10 @@ def _can_pay(state: CombatIIState, cid: str, spell: Spell) -> dict[str, int]:
     if system == "none" or spell.psionic or caster is None:
         return {}
     pools = state.table.combatant(cid).resource_values()
-    highest = mana.highest_spell_level(caster.kind, caster.level) if caster.level <= 20 else 9
-    if caster.innate:
-        highest = max(highest, max(s.level for s in caster.innate))
-    drawn = mana.spend(pools, system, spell.level, spell.specialty, highest)
+    # §5 INNATE SPELLS: powers at will or per hour are accounted for "separately".
+    drawn = mana.innate_draw(caster, spell.name, pools)
+    if drawn is None:
+        drawn = mana.spend(pools, system, spell.level, spell.specialty, mana.highest_of(caster))
     if isinstance(drawn, str):
         raise RuleViolation(
             "cast/no-mana", f"cannot cast '{spell.name}': {drawn}", rule="combat-ii §5"
@@ -175,6 +195,8 @@ def begin(run: Run, cid: str, intention: Intention) -> None:
         touch=spell.touch,
         shifted=intention.shift is not None,
         at=intention.at,
+        enhances=spell.blows is not None,
+        tangent=spell.tangent,
     )
     run.emit([SpellBegun(combatant_id=cid, casting=casting, completes=_when(state, casting))])
 

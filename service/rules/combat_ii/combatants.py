@@ -21,7 +21,7 @@ FALLEN, DEFENCELESS, MISSTEP, SEVERE_MISS, NO_AGILITY = (
     "fallen", "defenceless", "misstep", "severe-miss", "no-agility",
 )  # fmt: skip
 NO_MOVE, SURPRISED, CHARGING = "no-move", "surprised", "charging"
-HELD, ASLEEP = "held", "asleep"
+HELD, ASLEEP, ENHANCED_BLOWS = "held", "asleep", "enhanced-blows"
 """Spell conditions (PH): neither can act; each is a stationary, defenceless target (§2 C)."""
 # §4 Critical Hit and Miss Tables I and §2 D: what each state does to armor class.
 AC_PENALTY = {
@@ -148,7 +148,13 @@ def hit_bonus(state: CombatIIState, combatant: Combatant, weapon: Weapon) -> int
     mine = fighter(state, combatant.id)
     bonus -= 2 if mine.effect(DAZED) else 0
     bonus -= 1 if started(state, mine.effect(MISSTEP)) else 0
-    return bonus
+    return bonus + enhancement(state, combatant.id)
+
+
+def enhancement(state: CombatIIState, cid: str) -> int:
+    """§2 B: "Some psionic abilities enhance physical blows": + to hit and damage."""
+    enhanced = fighter(state, cid).effect(ENHANCED_BLOWS)
+    return enhanced.value if enhanced is not None else 0
 
 
 def damage_bonus(state: CombatIIState, combatant: Combatant, weapon: Weapon) -> int:
@@ -161,7 +167,7 @@ def damage_bonus(state: CombatIIState, combatant: Combatant, weapon: Weapon) -> 
         bonus += strength_damage(state, stats)
     if not severity:
         bonus += weapon.magic + (2 if weapon.specialization else 0)
-    return bonus
+    return bonus + enhancement(state, combatant.id)
 
 
 def needed(state: CombatIIState, attacker: Combatant, target: Combatant, weapon: Weapon) -> int:

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from service.domain.grid import Cell
 from service.domain.messages import Command
+from service.rules.combat_ii.mana import Interruption
 
 Id = str
 
@@ -117,6 +118,11 @@ class SetWeapon(Command):
     type: Literal["set-weapon"] = "set-weapon"
     combatant_id: Id
     weapon: str | None = None
+    ambush: bool = Field(
+        default=False,
+        description="§2 D Ambush preparation: lie in wait; any foe entering reach is struck "
+        "and may counterattack only after a passed surprise check.",
+    )
 
 
 class CoverArea(Command):
@@ -183,6 +189,12 @@ class Rest(Command):
     new_day: bool = True
     choose: dict[int, int] | None = Field(
         default=None, description="Mana System II: slots to recover, by spell level."
+    )
+    interruptions: list[Interruption] = Field(
+        default_factory=list,
+        max_length=10,
+        description="§5 Recovery Limit: breaks in the study, each `after` minutes of it; "
+        "one of up to 2 hours is borne, a longer or a second one ends the session.",
     )
 
 

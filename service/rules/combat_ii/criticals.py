@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from service.domain import dice
 from service.domain.context import DecideContext
+from service.domain.grid import Cell, on_map, terrain_at
 from service.domain.messages import Event
 from service.rules.combat_ii.abilities import check
 from service.rules.combat_ii.combatants import (
@@ -31,6 +32,16 @@ SEVERE_MARGIN = 10
 """§4 Severe Hit: "exceeds the roll needed by 10 OR MORE"."""
 SEVERE_MISS_MARGIN = 5
 PENALTY_PHASES = 3
+TUMBLE_DIE, SQUARE_FEET = 12, 10
+"""§4 Critical Miss 10: items "tumble away 1d12 feet"; a square is 10 ft (§2 A: "max. 10'")."""
+EIGHT_WAYS: tuple[tuple[int, int], ...] = (
+    (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1),
+)  # fmt: skip
+"""The tumble's d8 on a square map: 1 north (y - 1), then clockwise: 2 north-east, 3 east,
+4 south-east, 5 south, 6 south-west, 7 west, 8 north-west."""
+SIX_WAYS: tuple[tuple[int, int], ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+"""On a hex map a d6 instead (axial q, r): 1 east, 2 north-east, 3 north-west, 4 west,
+5 south-west, 6 south-east."""
 
 
 @dataclass
@@ -141,7 +152,7 @@ def _critical_miss(
     state: CombatIIState, ctx: DecideContext, attacker: str, weapon: Weapon
 ) -> list[Event]:
     if weapon.kind == "missile":
-        return _missile_fumble(ctx, attacker, weapon)
+        return _missile_fumble(state, ctx, attacker, weapon)
     d10 = ctx.die(10, "critical miss table")
     tick = state.tick
     events: list[Event] = []
@@ -171,19 +182,49 @@ def _critical_miss(
         events += _effect(attacker, SPRAWLED, tick + phases, on_end="agility-or-knees")
         events += _effect(attacker, DEFENCELESS, tick + 3)
         for held in fighter(state, attacker).in_hand:
-            events.append(WeaponDropped(combatant_id=attacker, weapon=held, how="flung"))
+            events.append(_tumble(state, ctx, attacker, held))
     critical = CriticalRolled(combatant_id=attacker, kind="miss", d10=d10, result=result)
     return [critical, *events]
 
 
-def _missile_fumble(ctx: DecideContext, attacker: str, weapon: Weapon) -> list[Event]:
+def _tumble(state: CombatIIState, ctx: DecideContext, cid: str, held: str) -> WeaponDropped:
+    """§4 Critical Miss 10: "All held items automatically tumble away 1d12 feet in random
+    directions": per item a d12 for the feet (10 ft a square, rounded up: 1-10 ft one
+    square, 11-12 two) and a d8 for the direction (`EIGHT_WAYS`; a d6 on a hex map). The
+    item stops at the map's edge and before impassable terrain. Without a map or a position
+    nothing is rolled and the item lies nowhere in particular (the GM places it)."""
+    grid, start = state.table.map, state.table.combatant(cid).position
+    if grid is None or start is None:
+        return WeaponDropped(combatant_id=cid, weapon=held, how="flung")
+    feet = ctx.die(TUMBLE_DIE, f"tumble: {held} (feet)")
+    ways = SIX_WAYS if grid.kind == "hex" else EIGHT_WAYS
+    dx, dy = ways[ctx.die(len(ways), f"tumble: {held} (direction)") - 1]
+    at = start
+    for _ in range(-(-feet // SQUARE_FEET)):
+        onward = Cell(x=at.x + dx, y=at.y + dy)
+        if not on_map(grid, onward) or terrain_at(grid, onward).kind == "impassable":
+            break
+        at = onward
+    return WeaponDropped(combatant_id=cid, weapon=held, how="flung", at=at)
+
+
+def _at_feet(state: CombatIIState, cid: str) -> Cell | None:
+    """Where a dropped (not flung) item lies: the holder's own square (§4 "thrown weapons drop
+    within 1' of combatant"; a fumbled or let-go weapon falls at the holder's feet)."""
+    return state.table.combatant(cid).position if state.table.map is not None else None
+
+
+def _missile_fumble(
+    state: CombatIIState, ctx: DecideContext, attacker: str, weapon: Weapon
+) -> list[Event]:
     """§4 Critical Miss "MW": thrown weapons drop within 1 ft; bows and crossbows break
     their string on 50% and the missile on 50%."""
     if not weapon.bow:
         result = "missile fumble: the thrown weapon drops within 1 ft"
+        at = _at_feet(state, attacker)
         return [
             CriticalRolled(combatant_id=attacker, kind="miss", d10=0, result=result),
-            WeaponDropped(combatant_id=attacker, weapon=weapon.name),
+            WeaponDropped(combatant_id=attacker, weapon=weapon.name, at=at),
         ]
     string = ctx.die(100, "string breakage") <= 50
     missile = ctx.die(100, "missile breakage") <= 50
@@ -224,7 +265,7 @@ def _keep_hold(
         rolled = check(ctx, "dexterity", dexterity, modifier, f"keep hold of {name}")
         events.append(CheckRolled(combatant_id=cid, check=rolled))
         if not rolled.passed:
-            events.append(WeaponDropped(combatant_id=cid, weapon=name))
+            events.append(WeaponDropped(combatant_id=cid, weapon=name, at=_at_feet(state, cid)))
     return events
 
 

@@ -111,12 +111,21 @@ def ambush(state: CombatIIState, cid: str, ctx: DecideContext) -> list[Event]:
 
 
 def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]:
-    """§5 Mana Recovery, between fights."""
+    """§5 Mana Recovery, between fights; `interruptions` break the study (§5 Recovery
+    Limit)."""
     ctx.require_gm("rest the casters")
     if state.stage == "intentions":
         raise RuleViolation("rest/in-fight", "casters rest between fights, not during one")
     if state.options.mana == "none":
         raise RuleViolation("rest/no-mana", "this encounter does not use a mana system (§5)")
+    late = [i.after for i in command.interruptions if i.after >= command.minutes]
+    if late:
+        raise RuleViolation(
+            "rest/interruption",
+            f"an interruption comes during the {command.minutes} minutes of study; one after "
+            f"{late[0]} minutes falls outside them",
+            rule="combat-ii §5 Mana Recovery",
+        )
     ids = command.combatant_ids or sorted(state.table.combatants)
     events: list[Event] = []
     for cid in ids:
@@ -127,10 +136,10 @@ def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]
         mine = fighter(state, cid)
         already = 0 if command.new_day else mine.recovered_today
         limit = daily_limit(combatant.pools)
-        highest = mana.highest_spell_level(caster.kind, caster.level)
         got = mana.recover(
-            dict(combatant.pools), state.options.mana, state.options.mana_recovery, highest,
-            command.hours, command.minutes, already, limit or 10_000, command.choose,
+            dict(combatant.pools), state.options.mana, state.options.mana_recovery,
+            mana.highest_of(caster), command.hours, command.minutes, already, limit or 10_000,
+            command.choose, command.interruptions,
         )  # fmt: skip
         table = state.table
         for pool, amount in sorted(got.restored.items()):
@@ -140,6 +149,7 @@ def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]
             Rested(
                 combatant_id=cid, hours=command.hours, minutes=got.minutes_used,
                 restored=got.restored, counted=got.counted, new_day=command.new_day,
+                interrupted_after=got.interrupted_after,
             )
         )  # fmt: skip
     return events

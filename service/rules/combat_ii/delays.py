@@ -163,6 +163,9 @@ def _next(state: CombatIIState, cid: str) -> SequenceSet | None:
         level = stats.caster.level if stats.caster is not None else stats.level
         delay, in_row = caster_delay(state, level, in_row + 1)
         cast_rest = max(cast_rest, tick + delay)
+        if mine.enhanced_tick != tick:  # §2 B: blows enhanced, physical attacks allowed
+            rest = max(rest, tick + AFTER_SPELL_ATTACK_DELAY)
+    if mine.tangent_tick == tick:  # §2 B: a tangent precludes attacks as a spell does
         rest = max(rest, tick + AFTER_SPELL_ATTACK_DELAY)
     changed = (position, rest, cast_rest, in_row) != (
         mine.sequence, mine.rest_until, mine.cast_rest_until, mine.spells_in_row,

@@ -174,10 +174,14 @@ class SpeedChanged(Event):
 
 
 class WeaponDropped(Event):
+    """A weapon out of hand (or, `string-broken`, unusable in hand); `at` is the square it
+    lies on, when the map and the combatant's position say (§4 Critical Miss)."""
+
     type: Literal["weapon-dropped"] = "weapon-dropped"
     combatant_id: str
     weapon: str
     how: Literal["dropped", "string-broken", "flung"] = "dropped"
+    at: Cell | None = None
 
 
 class WeaponReadied(Event):
@@ -227,6 +231,8 @@ class Rested(Event):
     restored: dict[str, int]
     counted: int = 0
     new_day: bool = True
+    interrupted_after: int | None = None
+    """§5 Recovery Limit: the study minutes after which an interruption ended the session."""
 
 
 class SaveRolled(Event):
@@ -267,10 +273,20 @@ class ShotIntoMelee(Event):
     shares: dict[str, int]
 
 
+class TangentEstablished(Event):
+    """§2 B: a contact power's tangent on `target`; the third makes `contact`."""
+
+    type: Literal["tangent-established"] = "tangent-established"
+    combatant_id: str
+    target: str
+    tangents: int
+    contact: bool
+
+
 EVENTS: tuple[type[Event], ...] = (
     RoundBegan, InitiativeRolled, PhaseBegan, IntentionDeclared, PhaseEnded, AttackRolled,
     DamageRolled, CriticalRolled, CheckRolled, EffectApplied, EffectEnded, SpellBegun,
     SpellCompleted, SpellRuined, CastingDelayed, CastingProgressed, Moved, SpeedChanged,
     WeaponDropped, WeaponReadied, ReadyEnded, SequenceSet, AmbushSet, Rested, SaveRolled,
-    IntentionCancelled, ShotIntoMelee,
+    IntentionCancelled, ShotIntoMelee, TangentEstablished,
 )  # fmt: skip

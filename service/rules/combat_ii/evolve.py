@@ -28,6 +28,7 @@ from service.rules.combat_ii.events import (
     SpellBegun,
     SpellCompleted,
     SpellRuined,
+    TangentEstablished,
     WeaponDropped,
     WeaponReadied,
 )
@@ -104,16 +105,7 @@ def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
             kept = tuple(e for e in mine.effects if e.name != event.name)
             return _with(state, event.combatant_id, effects=kept)
         case SpellBegun():
-            mine = fighter(state, event.combatant_id)
-            components = mine.components and not event.casting.material
-            return _with(
-                state,
-                event.combatant_id,
-                casting=event.casting,
-                cast_round=state.round,
-                components=components,
-                charged=None,
-            )
+            return _begun(state, event)
         case CastingProgressed():
             casting = fighter(state, event.combatant_id).casting
             if casting is None:
@@ -121,14 +113,11 @@ def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
             progressed = replace(casting, {"left": event.left, "rounds": event.rounds})
             return _with(state, event.combatant_id, casting=progressed)
         case SpellCompleted():
-            return _with(
-                state,
-                event.combatant_id,
-                casting=None,
-                completed_round=state.round,
-                completed_tick=state.tick,
-                charged=event.spell if event.touch else None,
-            )
+            return _completed(state, event)
+        case TangentEstablished():
+            mine = fighter(state, event.combatant_id)
+            tangents = {**mine.tangents, event.target: event.tangents}
+            return _with(state, event.combatant_id, tangents=tangents)
         case SpellRuined():
             return _with(state, event.combatant_id, casting=None, ruined_round=state.round)
         case Moved():
@@ -142,7 +131,7 @@ def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
         case WeaponReadied():
             return _readied(state, event)
         case ReadyEnded():
-            return _with(state, event.combatant_id, ready=None, covering=())
+            return _with(state, event.combatant_id, ready=None, covering=(), ambush=False)
         case SequenceSet():
             return _with(
                 state,
@@ -174,10 +163,42 @@ def _attacked(state: CombatIIState, event: AttackRolled) -> CombatIIState:
         "effects": effects,
     }
     if event.kind in ("set", "cover"):
-        changes |= {"ready": None, "covering": ()}
+        changes |= {"ready": None, "covering": (), "ambush": False}
     if event.kind == "touch":
         changes["charged"] = None
     return _with(state, event.attacker, **changes)
+
+
+def _begun(state: CombatIIState, event: SpellBegun) -> CombatIIState:
+    """A casting begins: the round's casting (§2 A), except a contact power's tangent, which
+    is counted against the round's tangents instead (§2 B)."""
+    mine = fighter(state, event.combatant_id)
+    changes: dict[str, object] = {
+        "casting": event.casting,
+        "components": mine.components and not event.casting.material,
+        "charged": None,
+    }
+    if event.casting.tangent:
+        made = mine.tangents_in_round if mine.tangent_round == state.round else 0
+        changes |= {"tangent_round": state.round, "tangents_in_round": made + 1}
+    else:
+        changes["cast_round"] = state.round
+    return _with(state, event.combatant_id, **changes)
+
+
+def _completed(state: CombatIIState, event: SpellCompleted) -> CombatIIState:
+    casting = fighter(state, event.combatant_id).casting
+    changes: dict[str, object] = {
+        "casting": None,
+        "charged": event.spell if event.touch else None,
+    }
+    if casting is not None and casting.tangent:
+        changes["tangent_tick"] = state.tick
+    else:
+        changes |= {"completed_round": state.round, "completed_tick": state.tick}
+    if casting is not None and casting.enhances:
+        changes["enhanced_tick"] = state.tick
+    return _with(state, event.combatant_id, **changes)
 
 
 def _cancelled(state: CombatIIState, event: IntentionCancelled) -> CombatIIState:
@@ -213,7 +234,10 @@ def _dropped(state: CombatIIState, event: WeaponDropped) -> CombatIIState:
         return _with(state, event.combatant_id, string_broken=broken)
     in_hand = tuple(w for w in mine.in_hand if w != event.weapon)
     dropped = tuple(sorted({*mine.dropped, event.weapon}))
-    return _with(state, event.combatant_id, in_hand=in_hand, dropped=dropped)
+    lying = {w: c for w, c in mine.dropped_at.items() if w != event.weapon}
+    if event.at is not None:
+        lying[event.weapon] = event.at
+    return _with(state, event.combatant_id, in_hand=in_hand, dropped=dropped, dropped_at=lying)
 
 
 def _readied(state: CombatIIState, event: WeaponReadied) -> CombatIIState:
@@ -223,7 +247,10 @@ def _readied(state: CombatIIState, event: WeaponReadied) -> CombatIIState:
             held = tuple(w for w in mine.in_hand if w != event.weapon)
             in_hand = (*held[-1:], event.weapon) if len(held) >= 2 else (*held, event.weapon)
             dropped = tuple(w for w in mine.dropped if w != event.weapon)
-            return _with(state, event.combatant_id, in_hand=in_hand, dropped=dropped)
+            lying = {w: c for w, c in mine.dropped_at.items() if w != event.weapon}
+            return _with(
+                state, event.combatant_id, in_hand=in_hand, dropped=dropped, dropped_at=lying
+            )
         case "swap" if event.weapon is not None:
             return _with(state, event.combatant_id, in_hand=(event.weapon,))
         case "components":
@@ -231,6 +258,12 @@ def _readied(state: CombatIIState, event: WeaponReadied) -> CombatIIState:
         case "restring":
             broken = tuple(w for w in mine.string_broken if w != event.weapon)
             return _with(state, event.combatant_id, string_broken=broken)
-        case "set" | "cover":
-            return _with(state, event.combatant_id, ready=event.ready, covering=event.cells)
+        case "set" | "cover" | "ambush":
+            return _with(
+                state,
+                event.combatant_id,
+                ready=event.ready,
+                covering=event.cells,
+                ambush=event.what == "ambush",
+            )
     return state

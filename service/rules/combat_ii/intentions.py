@@ -83,7 +83,8 @@ def intention_for(state: CombatIIState, command: Command) -> Intention:
             return _charge(state, command)
         case SetWeapon():
             weapon = _weapon(state, command.combatant_id, command.weapon, ranged=False)
-            return Intention(kind="set-weapon", weapons=(weapon,))
+            what = "ambush" if command.ambush else None
+            return Intention(kind="set-weapon", weapons=(weapon,), what=what)
         case CoverArea():
             weapon = _weapon(state, command.combatant_id, command.weapon, ranged=True)
             return Intention(kind="cover-area", weapons=(weapon,), cells=tuple(command.cells))
@@ -238,7 +239,12 @@ def _no_attack_with_casting(state: CombatIIState, cid: str) -> None:
     mine = fighter(state, cid)
     if state.options.phase_system != "I":
         return
-    if mine.casting is not None or mine.cast_round == state.round:
+    enhanced = mine.completed_round == state.round and mine.enhanced_tick == mine.completed_tick
+    casting = mine.casting is not None
+    cast = mine.cast_round == state.round and not enhanced
+    # §2 B: a power that enhances physical blows "should allow subsequent physical attacks"
+    # (its casting is the round's); a contact power's tangent precludes them like a spell.
+    if casting or cast or mine.tangent_round == state.round:
         raise RuleViolation(
             "attack/casting-this-round",
             "a caster cannot attack in a round in which it casts, except the touch of a "
@@ -589,6 +595,25 @@ def _prepare(state: CombatIIState, command: Prepare) -> Intention:
                 "no restringing a bow with an enemy in reach (§2 E: 'Not likely')",
                 rule="combat-ii §2 E",
             )
+        if command.what == "draw":
+            _within_reach_of_dropped(state, cid, command.weapon)
     return Intention(
         kind="prepare", what=command.what, weapons=(command.weapon,) if command.weapon else ()
     )
+
+
+def _within_reach_of_dropped(state: CombatIIState, cid: str, weapon: str) -> None:
+    """§4 Critical Miss: a weapon lying on a known square is picked up standing on it or next
+    to it; one dropped without a square (no map or position) the GM places, so it is allowed."""
+    lying = fighter(state, cid).dropped_at.get(weapon)
+    combatant = state.table.combatant(cid)
+    grid, here = state.table.map, combatant.position
+    if lying is None or grid is None or here is None or not on_map(grid, lying):
+        return
+    if squares(state, here, lying) > 1:
+        raise RuleViolation(
+            "prepare/out-of-reach",
+            f"the {weapon} lies at {lying}: {combatant.name} must stand on or next to that "
+            "square to pick it up",
+            rule="combat-ii §4 Critical Hit and Miss Tables I",
+        )

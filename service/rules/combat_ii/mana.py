@@ -8,20 +8,26 @@ that any known spell of that level may fill. Both recover by study after a night
 Pool names, shared with the rest of the ruleset:
 
 * points: `mana`, `specialist-mana`, and `free-<L>` boxes for bonus spells kept as free spells;
-* slots: `slots-<L>`, `specialist-<L>` and `bonus-<L>`.
+* slots: `slots-<L>`, `specialist-<L>` and `bonus-<L>`;
+* either system: `hourly-<name>` for an innate power used per hour.
 
 Everything here is a pure function of its arguments.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from service.domain.errors import RuleViolation
 from service.domain.table import Frozen, Pool
 
 CasterKind = Literal["priest", "wizard", "ranger", "paladin"]
+NoClass = Literal["innate"]
+"""A monster whose only magic is its innate powers (combat-ii §5 INNATE SPELLS)."""
 ManaSystem = Literal["none", "points", "slots"]
 BonusSpells = Literal["add", "free"]
 StartingMana = Literal["standard", "con", "con-added", "con-prime", "con-prime-added"]
@@ -29,22 +35,47 @@ Recovery = Literal["flat", "by-level"]
 
 SpellLevel = Annotated[int, Field(ge=1, le=9)]
 SpellCount = Annotated[int, Field(ge=0, le=50)]
+Uses = Annotated[int, Field(ge=1, le=50)]
+PoolName = Annotated[str, Field(pattern=r"^[a-z0-9-]{1,40}$")]
 MAX_LEVEL = 20
+HOURLY = "hourly-"
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
 class InnateSpell(Frozen):
     """A monster's spell-like power that matches a priest or wizard spell (combat-ii §5 INNATE
-    SPELLS); `per_day=None` is at will, which the seed accounts for "separately": not pooled."""
+    SPELLS): `per_day` uses pooled with the caster's mana or slots, `per_hour` uses, or at will
+    (neither). The seed accounts for powers "at will or per hour ... separately": at will costs
+    nothing; per hour spends the power's own pool (`pool`)."""
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=60)
     level: SpellLevel
-    per_day: Annotated[int, Field(ge=1, le=50)] | None = 1
+    per_day: Uses | None = 1
+    per_hour: Uses | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hourly_is_not_daily(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("per_hour") is not None:
+            if data.get("per_day") is not None:
+                raise ValueError("an innate power is used per day, per hour or at will, not both")
+            return {**data, "per_day": None}
+        return data
+
+    @property
+    def pool(self) -> str:
+        """A per-hour power's pool: `hourly-` and the name in lower-case letters and digits,
+        the rest turned into '-' (pool names carry no spaces), cut to 40 characters."""
+        return (HOURLY + _slug(self.name))[:40].rstrip("-")
 
 
 class Caster(Frozen):
     """The `caster` part of a combat-ii stat block."""
 
-    kind: CasterKind
+    kind: CasterKind | NoClass
     level: Annotated[int, Field(ge=1, le=MAX_LEVEL)]
     slots: dict[SpellLevel, SpellCount] = Field(default_factory=dict)
     """The PH spell progression: spell level -> spells memorizable (Mana System II)."""
@@ -53,6 +84,31 @@ class Caster(Frozen):
     specialist: dict[SpellLevel, SpellCount] = Field(default_factory=dict)
     """A specialist's extra spells by spell level."""
     innate: tuple[InnateSpell, ...] = ()
+    current: dict[PoolName, Annotated[int, Field(ge=0, le=10_000)]] = Field(default_factory=dict)
+    """Mana carried in from an earlier fight: pool name -> what it holds on joining; the
+    pools it leaves out start full."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Caster:
+        if self.kind == "innate" and not self.innate:
+            raise ValueError("a caster of kind 'innate' (no caster class) lists its innate powers")
+        if self.kind == "innate" and (self.slots or self.bonus or self.specialist):
+            raise ValueError("a caster of kind 'innate' has no slots, bonus or specialist spells")
+        names = [power.name for power in self.innate]
+        if len(set(names)) < len(names):
+            raise ValueError("each innate power is listed once")
+        hourly = [power.pool for power in self.innate if power.per_hour is not None]
+        if any(pool == HOURLY.rstrip("-") for pool in hourly):
+            raise ValueError("a per-hour innate power's name needs a letter or a digit")
+        if len(set(hourly)) < len(hourly):
+            raise ValueError(
+                f"two per-hour innate powers would share a pool ({hourly}): rename one"
+            )
+        return self
+
+    @property
+    def caster_class(self) -> CasterKind | None:
+        return None if self.kind == "innate" else self.kind
 
 
 # combat-ii §5 Mana System I: base mana by caster level (index 0 is level 1); None is "--".
@@ -90,6 +146,14 @@ def highest_spell_level(kind: CasterKind, level: int) -> int:
     return 1 + sum(1 for at in NEW_SPELL_LEVEL_AT[kind] if at <= level)
 
 
+def highest_of(caster: Caster) -> int:
+    """The highest spell level a caster may cast: its class's, or its innate powers' when
+    higher (combat-ii §5 INNATE SPELLS: a monster casts "the list's spells")."""
+    kind = caster.caster_class
+    own = 0 if kind is None else highest_spell_level(kind, caster.level)
+    return max([own, *(power.level for power in caster.innate)])
+
+
 def base_mana(kind: CasterKind, level: int) -> int:
     """combat-ii §5 Mana System I table; 0 where it prints "--"."""
     return _row(kind, level) or 0
@@ -116,7 +180,8 @@ def starting_mana(base: int, con: int, prime: int, option: StartingMana) -> int:
 
 
 def _innate_by_level(caster: Caster) -> dict[int, int]:
-    """combat-ii §5 INNATE SPELLS: daily uses by spell level; at-will powers are not pooled."""
+    """combat-ii §5 INNATE SPELLS: daily uses by spell level; powers at will or per hour are
+    accounted for "separately" (`innate_draw`), not pooled."""
     by_level: dict[int, int] = {}
     for spell in caster.innate:
         if spell.per_day is not None:
@@ -135,7 +200,9 @@ def _per_level(prefix: str, counts: dict[int, int]) -> dict[str, int]:
 def _point_pools(
     caster: Caster, bonus_spells: BonusSpells, starting: StartingMana, con: int, prime: int
 ) -> dict[str, Pool]:
-    base = base_mana(caster.kind, caster.level)
+    kind = caster.caster_class
+    # combat-ii §5 INNATE SPELLS: a monster without a class has its innate points alone.
+    base = 0 if kind is None else base_mana(kind, caster.level)
     # Interpretation: the CON option aids "low level casters"; one with no castable spell level
     # yet (a ranger below 8th) is no caster, so CON gives it nothing.
     mana = starting_mana(base, con, prime, starting) if base > 0 else 0
@@ -174,12 +241,60 @@ def pools_for(
     con: int,
     prime: int,
 ) -> dict[str, Pool]:
-    """The caster's full pools under the encounter's mana system; empty pools are left out."""
+    """The caster's pools under the encounter's mana system, full but for the mana its block
+    carries in (`current`); empty pools are left out. Per-hour innate powers get a pool each
+    in either system."""
+    if system == "none":
+        return {}
     if system == "points":
-        return _point_pools(caster, bonus_spells, starting, con, prime)
-    if system == "slots":
-        return _slot_pools(caster)
-    return {}
+        pools = _point_pools(caster, bonus_spells, starting, con, prime)
+    else:
+        pools = _slot_pools(caster)
+    hourly = {p.pool: p.per_hour for p in caster.innate if p.per_hour is not None}
+    return _carried(pools | _full(hourly), caster.current)
+
+
+def _carried(pools: dict[str, Pool], current: dict[str, int]) -> dict[str, Pool]:
+    """Mana carried in from an earlier fight: no more than a pool's maximum, and only into a
+    pool the caster has under this encounter's options."""
+    for name, value in sorted(current.items()):
+        pool = pools.get(name)
+        if pool is None:
+            has = ", ".join(sorted(pools)) or "none"
+            raise RuleViolation(
+                "mana/carried",
+                f"no '{name}' pool to carry mana into under this encounter's mana options "
+                f"(pools: {has})",
+                rule="combat-ii §5",
+            )
+        if pool.max is not None and value > pool.max:
+            raise RuleViolation(
+                "mana/carried",
+                f"'{name}' holds at most {pool.max}; {value} cannot be carried in",
+                rule="combat-ii §5",
+            )
+        pools[name] = Pool(current=value, max=pool.max)
+    return pools
+
+
+def innate_draw(caster: Caster, spell: str, pools: dict[str, int]) -> dict[str, int] | str | None:
+    """What using an innate power draws when the seed accounts for it "separately" (combat-ii
+    §5 INNATE SPELLS: "If the creature is allowed spells at will or per hour, account for
+    these separately"): nothing at will, one use of its own pool per hour. None: the spell is
+    paid like any other (a per-day power is pooled with the caster's mana or slots)."""
+    power = next((p for p in caster.innate if p.name == spell), None)
+    if power is None:
+        if caster.caster_class is None:
+            return "it is not one of the creature's innate powers, the only spells it casts"
+        return None
+    if power.per_hour is not None:
+        if pools.get(power.pool, 0) < 1:
+            uses = (
+                "1 use an hour is" if power.per_hour == 1 else f"{power.per_hour} uses an hour are"
+            )
+            return f"its {uses} spent ({power.pool})"
+        return {power.pool: 1}
+    return {} if power.per_day is None else None
 
 
 def _beyond(spell_level: int, highest: int) -> str:
@@ -251,6 +366,29 @@ def minutes_per_point(recovery: Recovery, highest: int, hours_slept: int) -> int
     return base + max(0, 8 - hours_slept)
 
 
+class Interruption(Frozen):
+    """A break in a recovery session's study (combat-ii §5 RECOVERY LIMIT)."""
+
+    after: int = Field(ge=0, le=24 * 60, description="Minutes of study done before it.")
+    minutes: int = Field(ge=1, le=24 * 60, description="How long it lasted.")
+
+
+MAX_BREAK = 120
+
+
+def session_minutes(minutes: int, interruptions: Sequence[Interruption]) -> tuple[int, int | None]:
+    """The study minutes that count, and where the session broke off (None: it did not).
+
+    combat-ii §5 RECOVERY LIMIT: "A spell recovery session may not be interrupted for more than
+    one 2 hour period. If it is, any further recovery is delayed until after the next normal
+    rest period." Interpretation: one interruption of up to 2 hours is borne; a longer one, or
+    a second one, ends the session where it began: only the study before it counts."""
+    for n, stop in enumerate(sorted(interruptions, key=lambda i: i.after)):
+        if n > 0 or stop.minutes > MAX_BREAK:
+            return min(minutes, stop.after), stop.after
+    return minutes, None
+
+
 class Recovered(Frozen):
     """What a recovery session gave back."""
 
@@ -260,6 +398,8 @@ class Recovered(Frozen):
     """Study minutes spent; the automatic refills take none."""
     counted: int = 0
     """Points counted against the 24-hour RECOVERY LIMIT (a level-L slot counts L)."""
+    interrupted_after: int | None = None
+    """The study minutes after which an interruption ended the session, if one did."""
 
 
 def _gap(pools: dict[str, Pool], name: str) -> int:
@@ -272,6 +412,11 @@ def _gap(pools: dict[str, Pool], name: str) -> int:
 def _refill_free(pools: dict[str, Pool]) -> dict[str, int]:
     """combat-ii §5 BONUS SPELL POINTS: "received automatically each day" after 4 hours' sleep."""
     return {name: _gap(pools, name) for name in pools if name.startswith(("free-", "bonus-"))}
+
+
+def _refill_hourly(pools: dict[str, Pool]) -> dict[str, int]:
+    """Per-hour innate powers (combat-ii §5 INNATE SPELLS) are back after an hour's rest."""
+    return {name: _gap(pools, name) for name in pools if name.startswith(HOURLY)}
 
 
 def _study_points(
@@ -321,6 +466,7 @@ def recover(
     recovered_today: int,
     daily_limit: int,
     choose: dict[int, int] | None = None,
+    interruptions: Sequence[Interruption] = (),
 ) -> Recovered:
     """One recovery session after a rest of `hours_slept` with `minutes` of study.
 
@@ -329,15 +475,23 @@ def recover(
     all of them or only the counts `choose` names as {spell level: count} (combat-ii §5 Mana
     System II RECOVERY: "the caster may elect which spell slots to recover"); higher levels go
     first when the time or the limit runs short. combat-ii §5 RECOVERY LIMIT: no more than
-    `daily_limit - recovered_today` points are regained; a slot of level L counts L."""
+    `daily_limit - recovered_today` points are regained; a slot of level L counts L. An
+    interruption may end the study early (`session_minutes`). Per-hour innate powers come
+    back after any rest of an hour or more, sleep or not, outside the limit."""
+    budget, broken = session_minutes(max(0, minutes), interruptions)
+    hourly = _refill_hourly(pools) if hours_slept * 60 + minutes >= 60 else {}
     per_point = minutes_per_point(recovery, highest, hours_slept)
-    if per_point is None or system == "none":
-        return Recovered(restored={}, minutes_used=0)
-    allowance = max(0, daily_limit - recovered_today)
-    budget = max(0, minutes)
-    if system == "points":
-        studied, used, counted = _study_points(pools, per_point, budget, allowance)
-    else:
-        studied, used, counted = _study_slots(pools, per_point, budget, allowance, choose)
-    restored = {n: k for n, k in (_refill_free(pools) | studied).items() if k > 0}
-    return Recovered(restored=restored, minutes_used=used, counted=counted)
+    refills = hourly
+    studied: dict[str, int] = {}
+    used = counted = 0
+    if per_point is not None and system != "none":
+        allowance = max(0, daily_limit - recovered_today)
+        if system == "points":
+            studied, used, counted = _study_points(pools, per_point, budget, allowance)
+        else:
+            studied, used, counted = _study_slots(pools, per_point, budget, allowance, choose)
+        refills = _refill_free(pools) | hourly
+    restored = {n: k for n, k in (refills | studied).items() if k > 0}
+    return Recovered(
+        restored=restored, minutes_used=used, counted=counted, interrupted_after=broken
+    )

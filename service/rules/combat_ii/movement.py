@@ -13,13 +13,19 @@ from service.domain.frozen import replace
 from service.domain.grid import Cell, GridMap, find_path, line, on_map
 from service.domain.messages import Event
 from service.domain.table import Combatant
-from service.rules.combat_ii.abilities import Check, check, surprise_roll
+from service.rules.combat_ii.abilities import (
+    Check,
+    agility_skill_adjustment,
+    check,
+    surprise_roll,
+)
 from service.rules.combat_ii.allowance import attacks_left, default_weapons
 from service.rules.combat_ii.attacks import Completion, Exchange, Run, Strike, exchange
 from service.rules.combat_ii.combatants import (
     CHARGING,
     FALLEN,
     NO_MOVE,
+    SURPRISED,
     can_attack,
     can_move,
     engaged_with,
@@ -462,15 +468,17 @@ def _entered(
     mode: str = "normal",
     spare: str | None = None,
 ) -> bool:
-    """A mover entering a set weapon's reach (accelerated) or a covered area is struck at
-    once (§2 D Setting Weapons); a covered area's target goes on only if it passes a
-    surprise check. False when the mover stops. The path walked so far is emitted (as
-    `mode`) before the shot; `spare` is a charge's target, whose set weapon answers the
-    charge's own blow instead."""
+    """A mover entering a set weapon's reach or a covered area is struck at once (§2 D
+    Setting Weapons: "as soon as he moves into a defended area if he is accelerated, caught
+    unaware, or unable to respond"; an ambush strikes any mover). A covered area's target
+    shoots back if it has a missile ready, and goes on only if it passes a surprise check;
+    an ambush's may counterattack only if it passes one. False when the mover stops. The path
+    walked so far is emitted (as `mode`) before the shot; `spare` is a charge's target, whose
+    set weapon answers the charge's own blow instead."""
     state = run.state
     mover = state.table.combatant(cid)
     cell = walked[-1]
-    accelerated = fighter(state, cid).factor >= 2
+    exposed = _exposed(state, cid)
     number = numbered(state, offset if offset is not None else MOVEMENT_HALF_SEGMENT)
     for foe_id in sorted(state.fighters):
         foe = state.table.combatants.get(foe_id)
@@ -486,8 +494,9 @@ def _entered(
             continue
         covering = cell in foe_fighter.covering
         reach = squares(state, foe.position, cell) <= weapon.reach and not foe_fighter.covering
-        if not (covering or (reach and accelerated)):
+        if not (covering or (reach and (exposed or foe_fighter.ambush))):
             continue
+        ambush = foe_fighter.ambush and not covering
         if len(walked) > 1:
             run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
             del walked[:-1]
@@ -496,11 +505,61 @@ def _entered(
         if run.state.table.combatant(cid).out_of_fight:
             return False
         if covering:
+            _answer(run, cid, foe_id, number, missile=True)
             rolled = surprise_roll(run.ctx, 0, "caught in a covered area")
             run.emit([CheckRolled(combatant_id=cid, check=rolled)])
             if not rolled.passed:
                 return False
+        elif ambush:
+            rolled = surprise_roll(run.ctx, 0, "counterattack an ambush")
+            run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+            if rolled.passed:
+                _answer(run, cid, foe_id, number, missile=False)
     return True
+
+
+def _exposed(state: CombatIIState, cid: str) -> bool:
+    """§2 D Setting Weapons: a set weapon strikes a mover that is "accelerated, caught
+    unaware, or unable to respond": at 2x MV or more, surprised, or unable to attack (a
+    state that forbids it, or no attack left this round)."""
+    mine = fighter(state, cid)
+    return (
+        mine.factor >= 2
+        or mine.effect(SURPRISED) is not None
+        or not can_attack(state, cid)
+        or attacks_left(state, cid) <= 0
+    )
+
+
+def _answer(run: Run, cid: str, foe_id: str, number: int, missile: bool) -> None:
+    """The struck mover's answer (§2 D): to a covered area's shot, only "if he has a missile
+    ready also" (in hand, and the foe within its range), after the shot; to an ambush, with
+    its ready weapon in reach, once it has passed its surprise check."""
+    state = run.state
+    mover = state.table.combatants.get(cid)
+    foe = state.table.combatants.get(foe_id)
+    if mover is None or foe is None or mover.out_of_fight or foe.out_of_fight:
+        return
+    if not can_attack(state, cid):
+        return
+    stats = stats_of(mover)
+    mine = fighter(state, cid)
+    if missile:
+        held = [
+            w for w in mine.in_hand
+            if (weapon := stats.weapon(w)) is not None and weapon.kind == "missile"
+            and w not in mine.string_broken
+        ]  # fmt: skip
+        weapon_name = held[0] if held else None
+    else:
+        weapon_name = _ready_weapon(state, cid)
+    weapon = stats.weapon(weapon_name) if weapon_name is not None else None
+    if weapon is None or weapon_name is None:
+        return
+    if weapon.kind != "missile" and not within(state, mover, foe, weapon.reach):
+        return
+    strike = Strike(cid, foe_id, weapon_name, number, 0, kind="counter")
+    exchange(run, Exchange([strike]), number)
 
 
 def charge(run: Run, cid: str, intention: Intention) -> None:
@@ -637,18 +696,29 @@ BACKSTAB_TO_HIT = 4
 
 def _backstab(run: Run, cid: str) -> tuple[int, int]:
     """§2 D: a thief's charging backstab needs a successful move-silently roll; then (PH) +4
-    to hit and the damage multiplier. Returns (multiplier, to-hit bonus)."""
+    to hit and the damage multiplier. Returns (multiplier, to-hit bonus). §4 Agility: with
+    the option, the stat block's `move_silently` is the chance before the ability adjustment
+    and AGI adjusts it ("THIEF ADJUSTMENTS")."""
     stats = stats_of(run.state.table.combatant(cid))
     chance = stats.move_silently or 0
+    modifier = 0
+    if run.state.options.agility and stats.agility is not None:
+        modifier = agility_skill_adjustment(stats.agility)
     roll = run.ctx.die(100, "move silently")
-    rolled = check_percent(roll, chance)
+    rolled = check_percent(roll, chance, modifier)
     run.emit([CheckRolled(combatant_id=cid, check=rolled)])
     return (stats.backstab, BACKSTAB_TO_HIT) if rolled.passed else (1, 0)
 
 
-def check_percent(roll: int, chance: int) -> Check:
+def check_percent(roll: int, chance: int, modifier: int = 0) -> Check:
+    """A percentile skill roll: d100 at or under the chance plus its modifier passes."""
     return Check(
-        ability="move silently", score=chance, roll=roll, passed=roll <= chance, purpose="backstab"
+        ability="move silently",
+        score=chance,
+        modifier=modifier,
+        roll=roll,
+        passed=roll <= chance + modifier,
+        purpose="backstab",
     )
 
 

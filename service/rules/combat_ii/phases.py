@@ -187,7 +187,7 @@ def _resolve_phase(run: Run) -> None:
         if intention.kind == "cast":
             casting.begin(run, cid, intention)
         elif intention.kind in ("set-weapon", "cover-area"):
-            what = "set" if intention.kind == "set-weapon" else "cover"
+            what = "cover" if intention.kind == "cover-area" else intention.what or "set"
             weapon = intention.weapons[0]
             run.emit(
                 [WeaponReadied(combatant_id=cid, what=what, ready=weapon, cells=intention.cells)]

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, distance, on_map
-from service.rules.combat_ii.combatants import dex_score
-from service.rules.combat_ii.events import DamageRolled, SaveRolled
+from service.rules.combat_ii.combatants import ENHANCED_BLOWS, dex_score
+from service.rules.combat_ii.events import DamageRolled, SaveRolled, TangentEstablished
+from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.schedule import ACTION_PHASES
 from service.rules.combat_ii.state import CombatIIState, Effect, Spell, stats_of
 
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from service.rules.combat_ii.attacks import Run
 
 SECTION = "combat-ii §2 A Spellcasting"
+CONTACT = 3
+"""2nd edition psionics: three tangents make contact (§2 B Special Option)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,12 @@ def check_aim(
             raise RuleViolation("cast/no-map", "there is no map: aim at a creature instead")
         if not on_map(state.table.map, at):
             raise RuleViolation("map/off-map", f"cell ({at.x}, {at.y}) is not on the map")
+    if spell.tangent and target is None:
+        raise RuleViolation(
+            "cast/no-target",
+            f"'{spell.name}' makes a tangent on a creature: name its `target` (§2 B)",
+            rule="combat-ii §2 B Psionics",
+        )
     if target is not None and state.table.combatant(target).out_of_fight:
         raise RuleViolation("cast/target-down", f"{state.table.combatant(target).name} is down")
     apart = _apart(state, cid, _point(state, cid, spell, target, at))
@@ -109,7 +118,7 @@ def aim(state: CombatIIState, cid: str, spell: Spell, target: str | None, at: Ce
         )
         return Aim(tuple(caught))
     if target is None:
-        return Aim((cid,) if spell.condition is not None else ())
+        return Aim((cid,) if spell.condition is not None or spell.blows is not None else ())
     return Aim(() if state.table.combatant(target).out_of_fight else (target,))
 
 
@@ -160,10 +169,30 @@ def resist(
             ]
         )  # fmt: skip
     effects: list[Effect] = []
-    if spell.condition is not None and spell.duration is not None and not saved:
+    if spell.duration is not None and not saved:
         until = run.state.tick + ACTION_PHASES * spell.duration
-        effects.append(Effect(name=spell.condition, until=until, source=spell.name))
+        if spell.condition is not None:
+            effects.append(Effect(name=spell.condition, until=until, source=spell.name))
+        if spell.blows is not None:
+            enhanced = Effect(
+                name=ENHANCED_BLOWS, until=until, value=spell.blows, source=spell.name
+            )
+            effects.append(enhanced)
+    if spell.tangent and not saved and target != cid:
+        _tangent(run, cid, target)
     return target, dealt, effects
+
+
+def _tangent(run: Run, cid: str, target: str) -> None:
+    """§2 B: a contact power's tangent; three tangents make contact (2nd edition psionics)."""
+    made = min(CONTACT, fighter(run.state, cid).tangents.get(target, 0) + 1)
+    run.emit(
+        [
+            TangentEstablished(
+                combatant_id=cid, target=target, tangents=made, contact=made >= CONTACT
+            )
+        ]
+    )
 
 
 def saving_throw(run: Run, cid: str, spell: Spell) -> bool:

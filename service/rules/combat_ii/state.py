@@ -185,6 +185,18 @@ class Spell(Frozen):
     duration: int | None = Field(
         default=None, ge=1, le=100, description="Rounds its condition lasts (§3 B duration)."
     )
+    blows: int | None = Field(
+        default=None,
+        ge=1,
+        le=5,
+        description="§2 B: a psionic power that enhances physical blows: + to hit and damage "
+        "for its duration, and physical attacks stay allowed.",
+    )
+    tangent: bool = Field(
+        default=False,
+        description="§2 B: a psionic contact power: each use at a target establishes a "
+        "tangent (three make contact); one a phase, `tangents_per_round` a round.",
+    )
     condition: str | None = Field(
         default=None,
         pattern=r"^[a-z][a-z-]{0,29}$",
@@ -203,6 +215,12 @@ class Spell(Frozen):
             raise ValueError("a spell's casting time is in segments (ct) or rounds, not both")
         if self.condition is not None and self.duration is None:
             raise ValueError(f"'{self.name}' puts its targets in a condition: give its duration")
+        if (self.blows is not None or self.tangent) and not self.psionic:
+            raise ValueError(
+                f"'{self.name}': only a psionic power enhances blows or makes tangents"
+            )
+        if self.blows is not None and self.duration is None:
+            raise ValueError(f"'{self.name}' enhances blows: give its duration")
         return self
 
     @property
@@ -356,6 +374,13 @@ class CombatIIOptions(EncounterOptions):
     bonus_spells: BonusSpells = "add"
     starting_mana: StartingMana = "standard"
     mana_recovery: Recovery = "flat"
+    tangents_per_round: int = Field(
+        default=2,
+        ge=1,
+        le=3,
+        description="§2 B special option: tangents at one a phase, two a round (the seed's "
+        "group allows 3).",
+    )
     firing_into_melee: Literal["aimed", "random"] = Field(
         default="aimed",
         description="DMG Firing Into a Melee: a missile at a target in melee goes to one of "
@@ -412,6 +437,8 @@ class Casting(Frozen):
         default=False, description="Shifting while casting: no DEX bonus to AC (§2 A)."
     )
     at: Cell | None = Field(default=None, description="The square an area spell is aimed at.")
+    enhances: bool = Field(default=False, description="§2 B: a blow-enhancing power.")
+    tangent: bool = Field(default=False, description="§2 B: a contact power making a tangent.")
 
 
 class Effect(Frozen):
@@ -444,9 +471,13 @@ class Fighter(Frozen):
     damaged_tick: int = -1
     ready: str | None = Field(default=None, description="The weapon set or covering.")
     covering: tuple[Cell, ...] = ()
+    ambush: bool = Field(default=False, description="§2 D: the set weapon lies in ambush.")
     effects: tuple[Effect, ...] = ()
     in_hand: tuple[str, ...] = ()
     dropped: tuple[str, ...] = ()
+    dropped_at: dict[str, Cell] = Field(
+        default_factory=dict, description="§4: the square each dropped weapon lies on, if known."
+    )
     components: bool = True
     string_broken: tuple[str, ...] = ()
     free_attacks: int = 0
@@ -456,6 +487,13 @@ class Fighter(Frozen):
     spells_in_row: int = 0
     recovered_today: int = 0
     fumbled_tick: int = -1
+    enhanced_tick: int = Field(default=-1, description="§2 B: a blow-enhancing power went off.")
+    tangent_round: int = Field(default=0, description="§2 B: the round of the last tangent.")
+    tangents_in_round: int = 0
+    tangent_tick: int = -1
+    tangents: dict[str, int] = Field(
+        default_factory=dict, description="§2 B: tangents established on each target (3: contact)."
+    )
 
     def effect(self, name: str) -> Effect | None:
         return next((e for e in self.effects if e.name == name), None)

@@ -253,6 +253,10 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
         f"{n(d['attacker'])} shoots into the melee around {n(d['intended'])}: the shot goes at "
         f"{n(d['target'])}."
     ),
+    "tangent-established": lambda d, n: (
+        f"{n(d['combatant_id'])} establishes a tangent with {n(d['target'])} ({d['tangents']} of 3"
+        + ("): contact." if d["contact"] else ").")
+    ),
     "save-rolled": lambda d, n: (
         f"{n(d['combatant_id'])} {'saves' if d['saved'] else 'fails to save'} against "
         f"{d['spell']} ({d['roll']}{d['bonus']:+} vs {d['needed']})."
@@ -271,7 +275,14 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "ready-ended": lambda d, n: f"{n(d['combatant_id'])} is no longer ready.",
     "sequence-set": lambda d, n: f"{n(d['combatant_id'])}'s attack sequence moves on.",
     "ambush-set": lambda d, n: "Surprise: " + ", ".join(n(c) for c in d["surprised"]) + ".",
-    "rested": lambda d, n: f"{n(d['combatant_id'])} rests {d['hours']} hours.",
+    "rested": lambda d, n: (
+        f"{n(d['combatant_id'])} rests {d['hours']} hours"
+        + (
+            f"; an interruption ends the study after {d['interrupted_after']} minutes."
+            if d.get("interrupted_after") is not None
+            else "."
+        )
+    ),
 }
 
 
@@ -304,7 +315,8 @@ def details(state: CombatIIState, viewer: Actor | None) -> dict[str, Any]:
 
 def sheet(state: CombatIIState, cid: str) -> dict[str, Any]:
     """One combatant's numbers as the rules read them now: track, AC, each weapon's adjusted
-    SF, attacks left, speed, the spell in progress and §4 Perception."""
+    SF, attacks left, speed, the spell in progress, where dropped weapons lie (§4) and §4
+    Perception."""
     combatant = state.table.combatant(cid)
     stats = stats_of(combatant)
     mine = fighter(state, cid)
@@ -316,6 +328,10 @@ def sheet(state: CombatIIState, cid: str) -> dict[str, Any]:
         "speed": mine.factor,
         "casting": mine.casting.spell if mine.casting is not None else None,
         "effects": [e.name for e in mine.effects],
+        "dropped": {
+            w: [c.x, c.y] if (c := mine.dropped_at.get(w)) is not None else None
+            for w in mine.dropped
+        },
         "perception": perception(
             stats.intelligence, stats.wisdom, stats.level, stats.thief,
             state.options.perception_thieves,

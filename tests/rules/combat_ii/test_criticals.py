@@ -251,11 +251,13 @@ KEEP = ("long sword",)
             [("dexterity", -2, False)], id="9: 3 phases, DEX-2 drops",
         ),
         pytest.param(
-            [1, 10, 1], "sprawling weapon fling for 3 phases", {"sprawled": 4, "defenceless": 4},
+            [1, 10, 1, 5, 5], "sprawling weapon fling for 3 phases",
+            {"sprawled": 4, "defenceless": 4},
             (), [], id="10: 3 phases",
         ),
         pytest.param(
-            [1, 10, 3], "sprawling weapon fling for 5 phases", {"sprawled": 6, "defenceless": 4},
+            [1, 10, 3, 5, 5], "sprawling weapon fling for 5 phases",
+            {"sprawled": 6, "defenceless": 4},
             (), [], id="10: 5 phases",
         ),
     ],
@@ -392,7 +394,7 @@ def test_a_prone_attacker_is_helpless_then_checks_agility_to_get_up(
 
 def test_sprawled_the_attacker_stays_down_for_its_phases() -> None:
     table = duel(criticals="tables")
-    swing(table, dice=[1, 10, 1])  # sprawled for 3 phases: through phase tick 4
+    swing(table, dice=[1, 10, 1, 5, 5])  # sprawled for 3 phases: through phase tick 4
 
     stand(table, "ogre")
     stand(table, "ogre", dice=[7, 3])
@@ -452,7 +454,7 @@ def test_a_fumbled_throw_drops_the_weapon_nearby() -> None:
 
     assert only(missed, "critical-rolled")["result"].startswith("missile fumble")
     assert only(missed, "weapon-dropped") == {
-        "combatant_id": "fighter", "weapon": "dagger", "how": "dropped",
+        "combatant_id": "fighter", "weapon": "dagger", "how": "dropped", "at": {"x": 0, "y": 0},
     }  # fmt: skip
     assert fighter_of(table, "fighter").dropped == ("dagger",)
     assert table.replayed() == table.state
