@@ -69,17 +69,35 @@ def dex_score(state: CombatIIState, stats: CombatIIStats) -> int:
     return stats.dexterity
 
 
+def still_casting(state: CombatIIState, cid: str) -> bool:
+    """In the midst of an incantation (§1 G): from the phase the casting begins until the
+    spell is cast, a spell of rounds throughout; holding it is not casting (§2 A)."""
+    casting = fighter(state, cid).casting
+    return (
+        casting is not None
+        and casting.begun_tick <= state.tick
+        and (casting.rounds is not None or casting.left > casting.hold)
+    )
+
+
+def casting_bars_attack(state: CombatIIState, cid: str) -> bool:
+    """System I, §2 A: no physical attack in a round of casting (a spell begun, cast or
+    ruined in it, or a tangent made), except the touch of a touch spell. §2 B: a power that
+    enhances physical blows "should allow subsequent physical attacks"."""
+    mine = fighter(state, cid)
+    if state.options.phase_system != "I":
+        return False
+    enhanced = mine.completed_round == state.round and mine.enhanced_tick == mine.completed_tick
+    cast = mine.cast_round == state.round and not enhanced
+    return mine.casting is not None or cast or mine.tangent_round == state.round
+
+
 def casting_somatic(state: CombatIIState, cid: str) -> bool:
     """§2 C: a caster invoking a somatic spell is a stationary, defenceless target: from
     the phase its casting begins until the spell is cast (holding it, the caster moves
     freely, §2 A)."""
     casting = fighter(state, cid).casting
-    return (
-        casting is not None
-        and casting.somatic
-        and casting.begun_tick <= state.tick
-        and casting.left > casting.hold
-    )
+    return casting is not None and casting.somatic and still_casting(state, cid)
 
 
 def loses_dex_bonus(state: CombatIIState, combatant: Combatant) -> bool:

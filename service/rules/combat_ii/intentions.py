@@ -18,6 +18,7 @@ from service.rules.combat_ii.combatants import (
     NO_MOVE,
     can_attack,
     can_move,
+    casting_bars_attack,
     engaged_with,
     squares,
     within,
@@ -236,15 +237,7 @@ def _system_two_allowance(state: CombatIIState, cid: str, targets: tuple[str, ..
 
 
 def _no_attack_with_casting(state: CombatIIState, cid: str) -> None:
-    mine = fighter(state, cid)
-    if state.options.phase_system != "I":
-        return
-    enhanced = mine.completed_round == state.round and mine.enhanced_tick == mine.completed_tick
-    casting = mine.casting is not None
-    cast = mine.cast_round == state.round and not enhanced
-    # §2 B: a power that enhances physical blows "should allow subsequent physical attacks"
-    # (its casting is the round's); a contact power's tangent precludes them like a spell.
-    if casting or cast or mine.tangent_round == state.round:
+    if casting_bars_attack(state, cid):
         raise RuleViolation(
             "attack/casting-this-round",
             "a caster cannot attack in a round in which it casts, except the touch of a "

@@ -28,8 +28,10 @@ from service.rules.combat_ii.combatants import (
     SURPRISED,
     can_attack,
     can_move,
+    casting_bars_attack,
     engaged_with,
     squares,
+    still_casting,
     within,
 )
 from service.rules.combat_ii.events import (
@@ -413,11 +415,14 @@ def _walk(run: Run, cid: str, intention: Intention, budget: int, offset: int | N
     assert here is not None
     walked: list[Cell] = [here]
     for cell in route(run.state, cid, intention)[:budget]:
-        if cell in occupancy(run.state, cid):
-            break
+        if occupancy(run.state, cid).get(cell, mover.side) != mover.side:
+            break  # a foe's square blocks; an ally's may be passed through
         walked.append(cell)
         if not _entered(run, cid, walked, offset):
             break
+    taken = occupancy(run.state, cid)
+    while len(walked) > 1 and walked[-1] in taken:
+        walked.pop()  # but not stopped on
     if len(walked) > 1:
         mode = intention.mode if intention.kind == "move" else "normal"
         number = numbered(state, offset if offset is not None else MOVEMENT_HALF_SEGMENT)
@@ -576,6 +581,8 @@ def charge(run: Run, cid: str, intention: Intention) -> None:
     budget = allowance(state, cid, intention)
     lane = _lane(grid, charger.position, target.position, budget)
     reach = next((i for i, c in enumerate(lane) if within_cell(state, c, target.position)), None)
+    if reach is not None and reach > budget:
+        reach = None  # beyond this phase's movement: the charge falls short
     closing = lane[: (budget if reach is None else reach) + 1]
     if not _rush(run, cid, closing, "charge", target.id) or reach is None:
         return
@@ -685,6 +692,8 @@ def _may_counter(state: CombatIIState, cid: str) -> bool:
     combatant = state.table.combatants.get(cid)
     if combatant is None or combatant.out_of_fight or not can_attack(state, cid):
         return False
+    if still_casting(state, cid) or casting_bars_attack(state, cid):
+        return False  # §2 A, §2 C: no swing at an incantation, nor in a round of casting
     if fighter(state, cid).attacked_tick == state.tick:
         return False
     return attacks_left(state, cid) > 0
