@@ -8,6 +8,8 @@ score plus its modifier (PH, "Ability Checks").
 
 from __future__ import annotations
 
+from typing import Literal
+
 from service.domain.context import DecideContext
 from service.domain.table import Frozen
 
@@ -79,6 +81,62 @@ def agility_skill_adjustment(agility: int) -> int:
     Climb Walls (interpretation: below 9 as 9, above 19 as 19)."""
     low, high = _AGILITY_LISTED
     return _AGILITY_SKILLS.get(min(max(agility, low), high), 0)
+
+
+ThiefSkill = Literal[
+    "move-silently", "hide-in-shadows", "climb-walls", "pick-pockets", "open-locks",
+    "find-traps", "remove-traps",
+]  # fmt: skip
+AGILITY_SKILLS: frozenset[ThiefSkill] = frozenset(
+    {"move-silently", "hide-in-shadows", "climb-walls"}
+)
+"""§4 Agility: "AGI: Move Silently, Hide in Shadows, Climb Walls"; the rest are DEX's."""
+
+# PH Table 28 (Thieving Skill Dexterity Adjustments): DEX -> (PP, OL, F/RT, MS, HS); 13-15
+# adjust nothing, and Climb Walls has no Dexterity column.
+_TABLE_28: dict[int, tuple[int, int, int, int, int]] = {
+    9: (-15, -10, -10, -20, -10), 10: (-10, -5, -10, -15, -5), 11: (-5, 0, -5, -10, 0),
+    12: (0, 0, 0, -5, 0), 16: (0, 5, 0, 0, 0), 17: (5, 10, 0, 5, 5), 18: (10, 15, 5, 10, 10),
+    19: (15, 20, 10, 15, 15),
+}  # fmt: skip
+_TABLE_28_COLUMN: dict[ThiefSkill, int] = {
+    "pick-pockets": 0, "open-locks": 1, "find-traps": 2, "remove-traps": 2,
+    "move-silently": 3, "hide-in-shadows": 4,
+}  # fmt: skip
+_TABLE_28_LISTED = (9, 19)
+
+
+def dexterity_skill_adjustment(skill: ThiefSkill, dexterity: int) -> int:
+    """PH Table 28: the percentage DEX adds to a thief skill (interpretation, as for AGI:
+    below 9 as 9, above 19 as 19)."""
+    column = _TABLE_28_COLUMN.get(skill)
+    low, high = _TABLE_28_LISTED
+    row = _TABLE_28.get(min(max(dexterity, low), high))
+    return 0 if column is None or row is None else row[column]
+
+
+def skill_adjustment(skill: ThiefSkill, dexterity: int, agility: int | None) -> int:
+    """§4 Agility "THIEF ADJUSTMENTS": AGI's list for its three skills when `agility` (the
+    AGI score, given only with the option) is known; otherwise PH Table 28 by DEX."""
+    if agility is not None and skill in AGILITY_SKILLS:
+        return agility_skill_adjustment(agility)
+    return dexterity_skill_adjustment(skill, dexterity)
+
+
+def skill_roll(
+    ctx: DecideContext, skill: ThiefSkill, chance: int, modifier: int, purpose: str
+) -> Check:
+    """A thief's percentile skill roll: d100 at or under the chance plus its modifier."""
+    name = skill.replace("-", " ")
+    roll = ctx.die(100, name)
+    return Check(
+        ability=name,
+        score=chance,
+        modifier=modifier,
+        roll=roll,
+        passed=roll <= chance + modifier,
+        purpose=purpose,
+    )
 
 
 def perception(

@@ -6,7 +6,16 @@ stationary, defenceless target, which "may be attacked each phase" (§2 C)."""
 from __future__ import annotations
 
 from service.rules.combat_ii import delays
-from service.rules.combat_ii.combatants import ASLEEP, DEFENCELESS, HELD, casting_somatic
+from service.rules.combat_ii.combatants import (
+    ASLEEP,
+    DEFENCELESS,
+    HELD,
+    can_attack,
+    casting_bars_attack,
+    casting_somatic,
+    still_casting,
+)
+from service.rules.combat_ii.delays import rapid
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.state import CombatIIState, CombatIIStats, attacks_in_round, stats_of
 
@@ -17,7 +26,7 @@ STATIONARY = (DEFENCELESS, HELD, ASLEEP)
 def attacks_left(state: CombatIIState, cid: str, targets: tuple[str, ...] = ()) -> int:
     """Attacks left with the default routine against `targets` (none: the normal rate)."""
     if state.options.phase_system == "II":
-        return delays.allowed(state, cid)
+        return delays.allowed(state, cid, targets)
     stats = stats_of(state.table.combatant(cid))
     weapons = default_weapons(state, cid, stats)
     if not weapons:
@@ -66,13 +75,6 @@ def routines_in_round(
     return normal
 
 
-def rapid(state: CombatIIState, stats: CombatIIStats, targets: tuple[str, ...]) -> bool:
-    """§2 C Multiple Attacks: "Fighters gain such a rapid attacking capability when fighting
-    creatures below 1 HD"; PH: a warrior attacks once per level a round in melee with
-    creatures of less than one Hit Die (less than d8). Every target must be one."""
-    return stats.warrior and bool(targets) and all(_below_one_hd(state, t) for t in targets)
-
-
 def stationary(state: CombatIIState, targets: tuple[str, ...]) -> bool:
     """§2 C: every target is a stationary, defenceless target, which "may be attacked each
     phase": `defenceless` (or held, asleep), or a spellcaster "invoking magicks requiring
@@ -94,14 +96,6 @@ def _defenceless(state: CombatIIState, tid: str) -> bool:
     return spell is not None and spell.somatic
 
 
-def _below_one_hd(state: CombatIIState, tid: str) -> bool:
-    combatant = state.table.combatants.get(tid)
-    if combatant is None:
-        return False
-    hit_dice = stats_of(combatant).hit_dice
-    return hit_dice is not None and hit_dice < 1
-
-
 def _in_melee(stats: CombatIIStats, name: str) -> bool:
     """PH: the per-level attacks are melee attacks; a missile weapon keeps its rate of fire."""
     weapon = stats.weapon(name)
@@ -117,3 +111,16 @@ def default_weapons(state: CombatIIState, cid: str, stats: CombatIIStats) -> tup
     if held:
         return held
     return tuple(w.name for w in stats.weapons if w.kind == "natural")[:1]
+
+
+def may_respond(state: CombatIIState, cid: str) -> bool:
+    """§2 D: "A defender may not respond if it has already attacked within the phase or met
+    its maximum number of attacks per round"."""
+    combatant = state.table.combatants.get(cid)
+    if combatant is None or combatant.out_of_fight or not can_attack(state, cid):
+        return False
+    if still_casting(state, cid) or casting_bars_attack(state, cid):
+        return False  # §2 A, §2 C: no swing at an incantation, nor in a round of casting
+    if fighter(state, cid).attacked_tick == state.tick:
+        return False
+    return attacks_left(state, cid) > 0

@@ -11,7 +11,7 @@ from service.domain.grid import Cell
 from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
 from service.rules.combat_ii import criticals, spells
-from service.rules.combat_ii.allowance import left_with
+from service.rules.combat_ii.allowance import left_with, may_respond
 from service.rules.combat_ii.combatants import (
     ASLEEP,
     adjusted_sf,
@@ -19,6 +19,7 @@ from service.rules.combat_ii.combatants import (
     damage_bonus,
     engaged_with,
     needed,
+    ready_weapon,
     within,
 )
 from service.rules.combat_ii.events import (
@@ -211,6 +212,30 @@ def exchange(run: Run, batch: Exchange, half_segment: int) -> None:
         if casting is not None and casting.spell == done.spell:  # not ruined meanwhile
             damage += _complete(run, done, half_segment)
     _apply(run, damage, half_segment)
+    _returned(run, batch.strikes, half_segment)
+
+
+def _returned(run: Run, strikes: list[Strike], half_segment: int) -> None:
+    """§2 F: "the bushwhacked combatant must pass a surprise roll in order to return the
+    attack": one that passed (`return-ready`) answers an ambusher's strike at once with its
+    ready weapon, if it may respond as a charged defender may (§2 D) and is within reach."""
+    state = run.state
+    answers: list[Strike] = []
+    for (attacker, target), offset in {(s.attacker, s.target): s.offset for s in strikes}.items():
+        if fighter(state, target).returns.get(attacker, -1) < state.tick:
+            continue
+        if not may_respond(state, target) or any(a.attacker == target for a in answers):
+            continue
+        weapon_name = ready_weapon(state, target)
+        if weapon_name is None:
+            continue
+        weapon = weapon_named(state, target, weapon_name)
+        foe, me = state.table.combatant(attacker), state.table.combatant(target)
+        if weapon.kind != "missile" and not within(state, me, foe, weapon.reach):
+            continue
+        answers.append(Strike(target, attacker, weapon_name, offset, 0, kind="counter"))
+    if answers:
+        exchange(run, Exchange(answers), half_segment)
 
 
 def _able(state: CombatIIState, strike: Strike) -> bool:
@@ -227,6 +252,8 @@ def _able(state: CombatIIState, strike: Strike) -> bool:
         return False
     if weapon.range is not None and not within(state, attacker, target, weapon.range[2]):
         return False
+    if fighter(state, strike.attacker).ammunition_left(weapon) == 0:
+        return False  # no missile left for a critical's extra or free shot
     return strike.kind in ("counter", "set", "cover", "extra") or can_attack(state, strike.attacker)
 
 

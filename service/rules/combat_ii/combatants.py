@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from service.domain.grid import Cell, distance
 from service.domain.table import Combatant
+from service.rules.combat_ii.abilities import ThiefSkill, skill_adjustment
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.state import (
     NATURAL_SF,
@@ -255,3 +256,27 @@ def engaged_with(state: CombatIIState, combatant: Combatant) -> list[Combatant]:
         for e in enemies(state, combatant)
         if e.position is not None and within(state, combatant, e, 1)
     ]
+
+
+def ready_weapon(state: CombatIIState, cid: str) -> str | None:
+    """The weapon a combatant strikes with out of turn: its set weapon, else the first in
+    hand, else its first natural attack."""
+    stats = stats_of(state.table.combatant(cid))
+    mine = fighter(state, cid)
+    if mine.ready is not None:
+        return mine.ready
+    held = [w for w in mine.in_hand if stats.weapon(w) is not None]
+    if held:
+        return held[0]
+    natural = [w.name for w in stats.weapons if w.kind == "natural"]
+    return natural[0] if natural else None
+
+
+def skill_modifier(state: CombatIIState, stats: CombatIIStats, skill: ThiefSkill) -> int:
+    """§4 Agility "THIEF ADJUSTMENTS": without the option a stat block's percentage is the
+    sheet's figure, DEX already counted (as its AC is); with it, the figure before the
+    ability's adjustment: AGI's list for move silently, hide in shadows and climb walls
+    (given an AGI score), else DEX's by PH Table 28."""
+    if not state.options.agility:
+        return 0
+    return skill_adjustment(skill, stats.dexterity, stats.agility)

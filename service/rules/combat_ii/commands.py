@@ -11,6 +11,8 @@ from pydantic import Field
 
 from service.domain.grid import Cell
 from service.domain.messages import Command
+from service.domain.table import Frozen
+from service.rules.combat_ii.abilities import ThiefSkill
 from service.rules.combat_ii.mana import Interruption
 
 Id = str
@@ -78,6 +80,16 @@ class Release(Command):
     timing: Literal["before", "midpoint", "after"] = "after"
 
 
+PreparationKind = Literal["draw", "components", "restring", "survey", "other"]
+
+
+class Preparation(Frozen):
+    """§2 E: a preparation made while moving, where the GM allows it."""
+
+    what: PreparationKind
+    weapon: str | None = None
+
+
 class Move(Command):
     """Move up to a third of the current MV (§1 F, §2 D). `speed` changes the multiple of
     base MV first; `withdraw` leaves a melee at a third of that; `flee` leaves it at full
@@ -93,7 +105,23 @@ class Move(Command):
     stop_short: int = Field(default=0, ge=0, le=60)
     attack: Id | None = Field(
         default=None,
-        description="§2 F: a surprised foe may be attacked at the end of the move.",
+        description="§2 F: a surprised foe may be attacked at the end of the move; §2 D: so "
+        "may the foe moving `alongside`.",
+    )
+    alongside: Id | None = Field(
+        default=None,
+        description="§2 D Closing Movement's exception: move on beside this engaged foe "
+        "(both riding the same way); holds only if the foe moves alongside this mover too.",
+    )
+    behind: Id | None = Field(
+        default=None,
+        description="§2 D Fleeing: flee behind this ally; foes it stands beside get no free "
+        "attack.",
+    )
+    prepare: Preparation | None = Field(
+        default=None,
+        description="§2 E: a preparation made on the move, of a kind the GM allows (option "
+        "prepare_while_moving).",
     )
 
 
@@ -140,7 +168,7 @@ class Prepare(Command):
 
     type: Literal["prepare"] = "prepare"
     combatant_id: Id
-    what: Literal["draw", "components", "restring", "survey", "other"]
+    what: PreparationKind
     weapon: str | None = None
     note: str | None = Field(default=None, max_length=200)
 
@@ -177,6 +205,21 @@ class Ambush(Command):
 
     type: Literal["ambush"] = "ambush"
     combatant_id: Id
+    by: list[Id] = Field(
+        default_factory=list,
+        max_length=20,
+        description="The ambushers: on a passed surprise roll, the bushwhacked returns the "
+        "attack of each that strikes it this phase or the next (§2 F).",
+    )
+
+
+class SkillCheck(Command):
+    """GM, during the fight (§4 Agility "THIEF ADJUSTMENTS"): a thief rolls d100 against one
+    skill's percentage, adjusted by DEX (PH Table 28) or, with the option, AGI."""
+
+    type: Literal["skill-check"] = "skill-check"
+    combatant_id: Id
+    skill: ThiefSkill
 
 
 class Rest(Command):
@@ -200,5 +243,5 @@ class Rest(Command):
 
 COMMANDS: tuple[type[Command], ...] = (
     Attack, Cast, Touch, Release, Move, Charge, SetWeapon, CoverArea, Prepare, Stand, Surprise,
-    Ambush, Rest, Cancel,
+    Ambush, Rest, Cancel, SkillCheck,
 )  # fmt: skip

@@ -218,7 +218,8 @@ def _missile_fumble(
     state: CombatIIState, ctx: DecideContext, attacker: str, weapon: Weapon
 ) -> list[Event]:
     """§4 Critical Miss "MW": thrown weapons drop within 1 ft; bows and crossbows break
-    their string on 50% and the missile on 50%."""
+    their string on 50% and the missile on 50% (`missile_broken`: a weapon that counts its
+    ammunition counts it broken)."""
     if not weapon.bow:
         result = "missile fumble: the thrown weapon drops within 1 ft"
         at = _at_feet(state, attacker)
@@ -230,7 +231,11 @@ def _missile_fumble(
     missile = ctx.die(100, "missile breakage") <= 50
     parts = [p for p, broke in (("the string", string), ("the missile", missile)) if broke]
     result = "missile fumble: " + (" and ".join(parts) + " broke" if parts else "nothing broke")
-    events: list[Event] = [CriticalRolled(combatant_id=attacker, kind="miss", d10=0, result=result)]
+    broken = weapon.name if missile else None
+    critical = CriticalRolled(
+        combatant_id=attacker, kind="miss", d10=0, result=result, missile_broken=broken
+    )
+    events: list[Event] = [critical]
     if string:
         events.append(WeaponDropped(combatant_id=attacker, weapon=weapon.name, how="string-broken"))
     return events

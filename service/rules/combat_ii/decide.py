@@ -1,5 +1,5 @@
 """Deciding combat-ii commands: intentions for the current phase (which resolve the phase
-once everyone has declared), and the GM's surprise, ambush and rest."""
+once everyone has declared), and the GM's surprise, ambush, skill checks and rest."""
 
 from __future__ import annotations
 
@@ -16,16 +16,17 @@ from service.domain.messages import Command, Event
 from service.domain.table import Pool
 from service.domain.table_rules import adjust_pool
 from service.rules.combat_ii import mana, phases
-from service.rules.combat_ii.abilities import surprise_roll
+from service.rules.combat_ii.abilities import skill_roll, surprise_roll
 from service.rules.combat_ii.attacks import Run, ruin
-from service.rules.combat_ii.combatants import SURPRISED
-from service.rules.combat_ii.commands import Ambush, Cancel, Rest, Surprise
+from service.rules.combat_ii.combatants import SURPRISED, skill_modifier
+from service.rules.combat_ii.commands import Ambush, Cancel, Rest, SkillCheck, Surprise
 from service.rules.combat_ii.events import (
     AmbushSet,
     CheckRolled,
     EffectApplied,
     IntentionCancelled,
     Rested,
+    ReturnReady,
 )
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.intentions import actor_of, intention_for
@@ -39,7 +40,9 @@ def decide_own(state: CombatIIState, command: Command, ctx: DecideContext) -> li
         case Surprise():
             return surprise(state, command, ctx)
         case Ambush():
-            return ambush(state, command.combatant_id, ctx)
+            return ambush(state, command, ctx)
+        case SkillCheck():
+            return skill_check(state, command, ctx)
         case Rest():
             return rest(state, command, ctx)
     cid = actor_of(command)
@@ -96,18 +99,59 @@ def surprise(state: CombatIIState, command: Surprise, ctx: DecideContext) -> lis
     return [AmbushSet(ambushers=tuple(command.ambushers), surprised=tuple(command.surprised))]
 
 
-def ambush(state: CombatIIState, cid: str, ctx: DecideContext) -> list[Event]:
-    """§2 F: an ambush mid-fight; the bushwhacked rolls for surprise (+1 while casting)."""
+def ambush(state: CombatIIState, command: Ambush, ctx: DecideContext) -> list[Event]:
+    """§2 F: an ambush mid-fight; the bushwhacked rolls for surprise (+1 while casting) and
+    "must pass a surprise roll in order to return the attack" of its ambushers (`by`)."""
     ctx.require_gm("spring an ambush")
     if state.stage != "intentions":
         raise RuleViolation("encounter/not-running", "an ambush happens during the fight")
+    cid = command.combatant_id
+    bushwhacked = state.table.combatant(cid)
+    for ambusher in map(state.table.combatant, command.by):
+        if ambusher.side == bushwhacked.side:
+            raise RuleViolation(
+                "ambush/not-a-foe",
+                f"{ambusher.name} is on {bushwhacked.name}'s side: name its ambushers in `by`",
+                rule="combat-ii §2 F Surprise",
+            )
     bonus = 1 if fighter(state, cid).casting is not None else 0
-    rolled = surprise_roll(ctx, bonus, f"ambush on {state.table.combatant(cid).name}")
+    rolled = surprise_roll(ctx, bonus, f"ambush on {bushwhacked.name}")
     events: list[Event] = [CheckRolled(combatant_id=cid, check=rolled)]
+    until = state.tick + 1
     if not rolled.passed:
-        lost = Effect(name=SURPRISED, until=state.tick + 1)
-        events.append(EffectApplied(combatant_id=cid, effect=lost))
+        events.append(EffectApplied(combatant_id=cid, effect=Effect(name=SURPRISED, until=until)))
+    elif command.by:
+        events.append(ReturnReady(combatant_id=cid, against=tuple(command.by), until=until))
     return events
+
+
+def skill_check(state: CombatIIState, command: SkillCheck, ctx: DecideContext) -> list[Event]:
+    """§4 Agility "THIEF ADJUSTMENTS": the GM calls for a thief skill; d100 against the stat
+    block's percentage plus AGI's adjustment (move silently, hide in shadows, climb walls,
+    with the option) or DEX's by PH Table 28."""
+    ctx.require_gm("call for a thief skill check")
+    if state.stage != "intentions":
+        raise RuleViolation("encounter/not-running", "skill checks are called during the fight")
+    cid, skill = command.combatant_id, command.skill
+    combatant = state.table.combatant(cid)
+    stats = stats_of(combatant)
+    if not stats.thief:
+        raise RuleViolation(
+            "skill-check/not-thief",
+            f"{combatant.name} is not a thief (set `thief` on the stat block) (§4 Agility)",
+            rule="combat-ii §4 Agility",
+        )
+    chance = stats.skill_chance(skill)
+    if chance is None:
+        raise RuleViolation(
+            "skill-check/no-chance",
+            f"{combatant.name} has no {skill.replace('-', ' ')} percentage: set "
+            f'`thief_skills["{skill}"]` on the stat block (§4 Agility)',
+            rule="combat-ii §4 Agility",
+        )
+    modifier = skill_modifier(state, stats, skill)
+    rolled = skill_roll(ctx, skill, chance, modifier, "called for by the GM")
+    return [CheckRolled(combatant_id=cid, check=rolled)]
 
 
 def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]:

@@ -1,5 +1,6 @@
-"""combat-ii §3 Phase System II: the delay schedules of Tables 5, 6 and 7, and where each
-combatant stands in its own after every phase."""
+"""combat-ii §3 Phase System II: the delay schedules of Tables 5, 6 and 7 (with a warrior's
+rapid row against creatures below 1 HD, §2 C), and where each combatant stands in its own
+after every phase."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ from fractions import Fraction
 from service.domain.messages import Event
 from service.rules.combat_ii.events import SequenceSet
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.state import CombatIIState, Weapon, parse_rate, stats_of
+from service.rules.combat_ii.state import (
+    CombatIIState,
+    CombatIIStats,
+    Weapon,
+    parse_rate,
+    stats_of,
+)
 
 # §3 C Table 6 (attacks per round) and Table 7 (attack forms): attacks in each phase of the
 # repeating sequence, 0 for a delay phase.
@@ -61,13 +68,63 @@ def caster_delay(state: CombatIIState, level: int, spells_in_row: int) -> tuple[
     return (0, spells_in_row) if spells_in_row < 2 else (1, 0)
 
 
-def sequence_of(state: CombatIIState, cid: str) -> tuple[int, ...]:
+def sequence_of(
+    state: CombatIIState, cid: str, targets: tuple[str, ...] = (), weapons: tuple[str, ...] = ()
+) -> tuple[int, ...]:
+    """The combatant's row for an attack at `targets` with `weapons` (none: its usual row):
+    Table 7 by forms, else the rapid row against creatures below 1 HD, else Table 6."""
     stats = stats_of(state.table.combatant(cid))
-    held = [stats.weapon(w) for w in fighter(state, cid).in_hand]
-    missile = next((w for w in held if w is not None and w.kind == "missile"), None)
     if state.options.split_attack_forms and stats.routine:
         forms = {_form(stats.weapon(w)) or w for w in stats.routine}
         return FORM_SEQUENCES[min(len(forms), 6)]
+    faster = rapid_row(state, cid, targets, weapons)
+    return faster if faster is not None else _rate_row(state, cid)
+
+
+def rapid_row(
+    state: CombatIIState, cid: str, targets: tuple[str, ...], weapons: tuple[str, ...]
+) -> tuple[int, ...] | None:
+    """§2 C Multiple Attacks: "Fighters gain such a rapid attacking capability when fighting
+    creatures below 1 HD" (PH: a warrior attacks once per level a round in melee with them):
+    Table 6's row for the level a round (6 and above: 2 attacks each phase), when a warrior's
+    melee attack has only such targets and the row gives more attacks than its usual one."""
+    stats = stats_of(state.table.combatant(cid))
+    if not rapid(state, stats, targets) or not _melee(stats, weapons):
+        return None
+    row = sequence_for(str(max(stats.level, 1)))
+    return row if _per_phase(row) > _per_phase(_rate_row(state, cid)) else None
+
+
+def rapid(state: CombatIIState, stats: CombatIIStats, targets: tuple[str, ...]) -> bool:
+    """§2 C Multiple Attacks: "Fighters gain such a rapid attacking capability when fighting
+    creatures below 1 HD"; PH: a warrior attacks once per level a round in melee with
+    creatures of less than one Hit Die (less than d8). Every target must be one."""
+    return stats.warrior and bool(targets) and all(_below_one_hd(state, t) for t in targets)
+
+
+def _below_one_hd(state: CombatIIState, tid: str) -> bool:
+    combatant = state.table.combatants.get(tid)
+    if combatant is None:
+        return False
+    hit_dice = stats_of(combatant).hit_dice
+    return hit_dice is not None and hit_dice < 1
+
+
+def _melee(stats: CombatIIStats, weapons: tuple[str, ...]) -> bool:
+    """PH: the per-level attacks are melee attacks; a missile weapon keeps its rate of fire."""
+    return all((w := stats.weapon(name)) is None or w.kind != "missile" for name in weapons)
+
+
+def _per_phase(row: tuple[int, ...]) -> Fraction:
+    return Fraction(sum(row), len(row))
+
+
+def _rate_row(state: CombatIIState, cid: str) -> tuple[int, ...]:
+    """Table 6 by the stat block's `attacks`, a missile's rate of fire, or the favoured
+    weapon's rate (§3 C)."""
+    stats = stats_of(state.table.combatant(cid))
+    held = [stats.weapon(w) for w in fighter(state, cid).in_hand]
+    missile = next((w for w in held if w is not None and w.kind == "missile"), None)
     rate = missile.attacks if missile is not None and missile.attacks else None
     chosen, _ = favoured(state, cid)
     favourite = stats.weapon(chosen) if chosen is not None else None
@@ -97,23 +154,33 @@ def favoured(state: CombatIIState, cid: str) -> tuple[str | None, str | None]:
 
 def attack_number(state: CombatIIState, cid: str) -> int:
     """How many attack phases of the current sequence came before this one (0 for its first)."""
-    mine = fighter(state, cid)
     sequence = sequence_of(state, cid)
-    position = mine.sequence % len(sequence)
+    position = place(sequence, fighter(state, cid).sequence)
     return sum(1 for entry in sequence[:position] if entry)
+
+
+def place(sequence: tuple[int, ...], stored: int) -> int:
+    """Where a combatant stands in `sequence`: its stored place, or the start if that is a
+    delay entry, which only a change of row (a warrior turning from kobolds to an ogre) can
+    reach: the delays it earned are kept by `rest_until`, and the new row starts over (§3 C
+    "The sequence may begin on any phase")."""
+    position = stored % len(sequence)
+    return position if sequence[position] else 0
 
 
 def _form(weapon: Weapon | None) -> str | None:
     return weapon.form if weapon is not None else None
 
 
-def allowed(state: CombatIIState, cid: str) -> int:
-    """Attacks this System II phase: 0 while delaying."""
+def allowed(
+    state: CombatIIState, cid: str, targets: tuple[str, ...] = (), weapons: tuple[str, ...] = ()
+) -> int:
+    """Attacks this System II phase at `targets` with `weapons`: 0 while delaying."""
     mine = fighter(state, cid)
     if state.tick <= mine.rest_until:
         return 0
-    sequence = sequence_of(state, cid)
-    return sequence[mine.sequence % len(sequence)]
+    sequence = sequence_of(state, cid, targets, weapons)
+    return sequence[place(sequence, mine.sequence)]
 
 
 def after_phase(state: CombatIIState) -> list[Event]:
@@ -136,7 +203,7 @@ def after_phase(state: CombatIIState) -> list[Event]:
 def _next(state: CombatIIState, cid: str) -> SequenceSet | None:
     mine = fighter(state, cid)
     tick = state.tick
-    sequence = sequence_of(state, cid)
+    sequence = sequence_of(state, cid, *_declared(state, cid))
     position, rest, cast_rest, in_row = (
         mine.sequence, mine.rest_until, mine.cast_rest_until, mine.spells_in_row,
     )  # fmt: skip
@@ -149,7 +216,7 @@ def _next(state: CombatIIState, cid: str) -> SequenceSet | None:
         if stats.spells:
             cast_rest = max(cast_rest, tick + AFTER_ATTACK_CASTING_DELAY)
     elif mine.attacked_tick == tick:
-        position = (position + 1) % len(sequence)
+        position = (place(sequence, position) + 1) % len(sequence)
         zeros = 0
         while sequence[(position + zeros) % len(sequence)] == 0 and zeros < len(sequence):
             zeros += 1
@@ -179,3 +246,12 @@ def _next(state: CombatIIState, cid: str) -> SequenceSet | None:
         cast_rest_until=cast_rest,
         spells_in_row=in_row,
     )
+
+
+def _declared(state: CombatIIState, cid: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The targets and weapons of the attack declared this phase (a charge's and a move's
+    blow too; a touch spell's touch is no weapon attack): the row it was declared on."""
+    declared = state.intentions.get(cid)
+    if declared is None or declared.kind not in ("attack", "charge", "move"):
+        return (), ()
+    return declared.targets, declared.weapons

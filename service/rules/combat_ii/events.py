@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from service.domain.grid import Cell
 from service.domain.messages import Event
 from service.rules.combat_ii.abilities import Check
@@ -42,6 +44,9 @@ class IntentionDeclared(Event):
     combatant_id: str
     intention: Intention
     automatic: bool = False
+    reason: str | None = Field(
+        default=None, description="Why an automatic intention replaced the declared one."
+    )
 
 
 class PhaseEnded(Event):
@@ -90,6 +95,9 @@ class CriticalRolled(Event):
     kind: Literal["hit", "miss"]
     d10: int
     result: str
+    missile_broken: str | None = Field(
+        default=None, description="§4 MW: the bow or crossbow whose missile broke in the misfire."
+    )
 
 
 class CheckRolled(Event):
@@ -273,6 +281,26 @@ class ShotIntoMelee(Event):
     shares: dict[str, int]
 
 
+class ReturnReady(Event):
+    """§2 F: the bushwhacked passed its surprise roll: through phase tick `until` it returns
+    the attack of each of `against` that strikes it."""
+
+    type: Literal["return-ready"] = "return-ready"
+    combatant_id: str
+    against: tuple[str, ...]
+    until: int
+
+
+class Interposed(Event):
+    """§2 D Fleeing: an ally beside the fleer's foes interposes itself; those foes get no
+    free attack."""
+
+    type: Literal["interposed"] = "interposed"
+    combatant_id: str
+    fleer: str
+    foes: tuple[str, ...]
+
+
 class TangentEstablished(Event):
     """§2 B: a contact power's tangent on `target`; the third makes `contact`."""
 
@@ -288,5 +316,6 @@ EVENTS: tuple[type[Event], ...] = (
     DamageRolled, CriticalRolled, CheckRolled, EffectApplied, EffectEnded, SpellBegun,
     SpellCompleted, SpellRuined, CastingDelayed, CastingProgressed, Moved, SpeedChanged,
     WeaponDropped, WeaponReadied, ReadyEnded, SequenceSet, AmbushSet, Rested, SaveRolled,
-    IntentionCancelled, ShotIntoMelee, TangentEstablished,
+    IntentionCancelled, ShotIntoMelee, TangentEstablished, Interposed,
+    ReturnReady,
 )  # fmt: skip

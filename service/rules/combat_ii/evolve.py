@@ -10,6 +10,7 @@ from service.rules.combat_ii.events import (
     AmbushSet,
     AttackRolled,
     CastingProgressed,
+    CheckRolled,
     CriticalRolled,
     DamageRolled,
     EffectApplied,
@@ -22,6 +23,7 @@ from service.rules.combat_ii.events import (
     PhaseEnded,
     ReadyEnded,
     Rested,
+    ReturnReady,
     RoundBegan,
     SequenceSet,
     SpeedChanged,
@@ -33,6 +35,9 @@ from service.rules.combat_ii.events import (
     WeaponReadied,
 )
 from service.rules.combat_ii.state import CombatIIState, CombatIIStats, Fighter, Intention
+
+HIDDEN = "hide in shadows"
+"""The skill check (§4 Agility) whose success hides a thief from those who noticed it."""
 
 _NOT_COUNTED = frozenset({"free", "extra"})
 
@@ -90,10 +95,17 @@ def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
             return replace(state, {"intentions": {}})
         case IntentionCancelled():
             return _cancelled(state, event)
+        case CheckRolled() if event.check.ability == HIDDEN and event.check.passed:
+            # PH: a thief hidden in shadows is lost to sight, unnoticed again (§2 D backstab).
+            return _with(state, event.combatant_id, noticed_by=())
+        case ReturnReady():
+            mine = fighter(state, event.combatant_id)
+            returns = {**mine.returns, **dict.fromkeys(event.against, event.until)}
+            return _with(state, event.combatant_id, returns=returns)
         case AttackRolled():
-            return _attacked(state, event)
+            return _noticed(_attacked(state, event), event.attacker, event.target)
         case CriticalRolled(kind="miss"):
-            return _with(state, event.combatant_id, fumbled_tick=state.tick)
+            return _fumbled(state, event)
         case DamageRolled() if event.amount > 0:
             return _with(state, event.target, damaged_tick=state.tick)
         case EffectApplied():
@@ -149,6 +161,15 @@ def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
     return state
 
 
+def _noticed(state: CombatIIState, attacker: str, target: str) -> CombatIIState:
+    """§2 D "previously unnoticed": an attack makes attacker and target each aware of the
+    other."""
+    for one, other in ((attacker, target), (target, attacker)):
+        if one in state.fighters and other not in fighter(state, one).noticed_by:
+            state = _with(state, one, noticed_by=(*fighter(state, one).noticed_by, other))
+    return state
+
+
 def _attacked(state: CombatIIState, event: AttackRolled) -> CombatIIState:
     mine = fighter(state, event.attacker)
     used = dict(mine.used)
@@ -166,7 +187,32 @@ def _attacked(state: CombatIIState, event: AttackRolled) -> CombatIIState:
         changes |= {"ready": None, "covering": (), "ambush": False}
     if event.kind == "touch":
         changes["charged"] = None
+    elif _counts_ammunition(state, event.attacker, event.weapon):
+        changes["missiles_spent"] = _plus_one(mine.missiles_spent, event.weapon)
     return _with(state, event.attacker, **changes)
+
+
+def _fumbled(state: CombatIIState, event: CriticalRolled) -> CombatIIState:
+    """§4 Critical Miss; "MW ... 50% chance of missile breakage due to misfire": the shot's
+    missile, already spent, is counted broken too."""
+    cid, weapon = event.combatant_id, event.missile_broken
+    changes: dict[str, object] = {"fumbled_tick": state.tick}
+    if weapon is not None and _counts_ammunition(state, cid, weapon):
+        changes["missiles_broken"] = _plus_one(fighter(state, cid).missiles_broken, weapon)
+    return _with(state, cid, **changes)
+
+
+def _counts_ammunition(state: CombatIIState, cid: str, weapon: str) -> bool:
+    """A missile weapon that gives `ammunition` in the stat block: each shot spends one."""
+    combatant = state.table.combatants.get(cid)
+    if combatant is None:
+        return False
+    found = CombatIIStats.model_validate(combatant.stats).weapon(weapon)
+    return found is not None and found.ammunition is not None
+
+
+def _plus_one(counts: dict[str, int], key: str) -> dict[str, int]:
+    return {**counts, key: counts.get(key, 0) + 1}
 
 
 def _begun(state: CombatIIState, event: SpellBegun) -> CombatIIState:

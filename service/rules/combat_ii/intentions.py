@@ -130,12 +130,13 @@ def _attack(state: CombatIIState, command: Attack) -> Intention:
     twice = command.twice
     forms: int | None = None
     if state.options.phase_system == "II":
-        twice = _system_two_allowance(state, cid, targets)
+        twice = _system_two_allowance(state, cid, targets, weapons)
         if state.options.split_attack_forms and stats.routine:
             # §3 C Table 7: the entry is the number of forms this phase, not a double attack.
             forms, twice = max(delays.allowed(state, cid), 1), False
         else:
-            _alternate(state, cid, stats, weapons)
+            _alternate(state, cid, stats, weapons, targets)
+    twice = twice and not _one_missile_left(state, cid, stats, weapons)
     _check_step(state, cid, command.step)
     _check_targets(state, cid, targets, weapons, command.step)
     if state.options.split_attack_forms:
@@ -223,8 +224,13 @@ def _paired(
         )
 
 
-def _system_two_allowance(state: CombatIIState, cid: str, targets: tuple[str, ...]) -> bool:
-    allowed = delays.allowed(state, cid)
+def _system_two_allowance(
+    state: CombatIIState, cid: str, targets: tuple[str, ...], weapons: tuple[str, ...] = ()
+) -> bool:
+    """§3 C Table 6: no attack in a delay (but at a stationary, defenceless target, §2 C); a
+    double attack where the row says 2, the rapid row against creatures below 1 HD included
+    (`delays.rapid_row`). A charge names no `weapons`: its blow is a melee one."""
+    allowed = delays.allowed(state, cid, targets, weapons)
     if allowed == 0 and not stationary(state, targets):
         mine = fighter(state, cid)
         raise RuleViolation(
@@ -263,6 +269,24 @@ def _usable(state: CombatIIState, cid: str, stats: CombatIIStats, name: str, dra
         raise RuleViolation(
             "attack/string-broken", f"the string of '{name}' is broken: restring it (§2 E)"
         )
+    if mine.ammunition_left(weapon) == 0:
+        raise RuleViolation(
+            "attack/no-ammunition",
+            f"{state.table.combatant(cid).name} has no {name} ammunition left (each shot "
+            "spends one of the stat block's `ammunition`)",
+            rule=ATTACKS,
+        )
+
+
+def _one_missile_left(
+    state: CombatIIState, cid: str, stats: CombatIIStats, weapons: tuple[str, ...]
+) -> bool:
+    """A weapon of the routine counts its missiles and has one left: one shot, not two."""
+    mine = fighter(state, cid)
+    return any(
+        weapon is not None and mine.ammunition_left(weapon) == 1
+        for weapon in map(stats.weapon, weapons)
+    )
 
 
 def _check_targets(
@@ -311,7 +335,11 @@ def _check_targets(
 
 
 def _alternate(
-    state: CombatIIState, cid: str, stats: CombatIIStats, weapons: tuple[str, ...]
+    state: CombatIIState,
+    cid: str,
+    stats: CombatIIStats,
+    weapons: tuple[str, ...],
+    targets: tuple[str, ...],
 ) -> None:
     """§3 C: "In the event of a discrepancy in number of attacks for two weapon routines, use
     the schedule of the FAVORED weapon, alternating between two weapon and single weapon
@@ -320,6 +348,8 @@ def _alternate(
     favoured, other = delays.favoured(state, cid)
     if favoured is None or other is None or other not in weapons:
         return
+    if delays.rapid_row(state, cid, targets, weapons) is not None:
+        return  # both weapons attack at the level's rate: no discrepancy to alternate
     if delays.attack_number(state, cid) % 2 == 1:
         raise RuleViolation(
             "attack/alternate",
@@ -459,12 +489,19 @@ def _move(state: CombatIIState, command: Move) -> Intention:
         mode=command.mode,
         stop_short=command.stop_short,
         targets=(command.attack,) if command.attack else (),
-        weapons=default_weapons(state, cid, stats_of(combatant))[:1] if command.attack else (),
+        weapons=_move_weapons(state, command),
+        what=command.prepare.what if command.prepare else None,
+        alongside=command.alongside,
+        behind=command.behind,
     )
-    if command.attack is not None:
+    _alongside(state, command)
+    _behind(state, command)
+    _prepare_on_the_move(state, command)
+    if command.attack is not None and command.attack != command.alongside:
         _surprised_target(state, cid, command.attack)
     _check_speed(state, cid, command.speed)
-    if command.mode == "normal" and engaged_with(state, combatant):
+    engaged = [e for e in engaged_with(state, combatant) if e.id != command.alongside]
+    if command.mode == "normal" and engaged:
         raise RuleViolation(
             "move/engaged",
             f"{combatant.name} is in melee: it may withdraw (a third of its movement) or flee "
@@ -487,6 +524,76 @@ def _move(state: CombatIIState, command: Move) -> Intention:
     return intention
 
 
+def _move_weapons(state: CombatIIState, command: Move) -> tuple[str, ...]:
+    """The weapon of a blow at the end of the move, or of a preparation on the move."""
+    cid = command.combatant_id
+    if command.attack is not None:
+        return default_weapons(state, cid, stats_of(state.table.combatant(cid)))[:1]
+    if command.prepare is not None and command.prepare.weapon is not None:
+        return (command.prepare.weapon,)
+    return ()
+
+
+def _alongside(state: CombatIIState, command: Move) -> None:
+    """§2 D Closing Movement: "An exception to this would be parallel movement coupled with
+    simultaneous attacks, such as by two mounted figures engaged while riding in the same
+    direction": a normal move beside a foe it is engaged with, and maybe a blow at it."""
+    foe_id = command.alongside
+    if foe_id is None:
+        return
+    mover = state.table.combatant(command.combatant_id)
+    foe = state.table.combatant(foe_id)
+    if command.mode != "normal":
+        raise RuleViolation(
+            "move/alongside-mode",
+            "moving alongside a foe is a normal move, not a withdrawal or a flight (§2 D)",
+            rule=MOVEMENT,
+        )
+    if foe.id not in {e.id for e in engaged_with(state, mover)}:
+        raise RuleViolation(
+            "move/not-alongside",
+            f"{foe.name} is not a foe in melee with {mover.name}: `alongside` is for two foes "
+            "engaged while riding or running the same way (§2 D)",
+            rule=MOVEMENT,
+        )
+    if command.attack is not None and command.attack != foe_id:
+        raise RuleViolation(
+            "move/attack-not-alongside",
+            f"moving alongside {foe.name}, {mover.name} may strike only {foe.name} (§2 D)",
+            rule=MOVEMENT,
+        )
+    if command.attack is not None:
+        _attack_left(state, mover.id, foe_id)
+
+
+def _behind(state: CombatIIState, command: Move) -> None:
+    """§2 D Fleeing: "If another party member can interpose himself, a combatant may flee
+    unmolested"."""
+    ally_id = command.behind
+    if ally_id is None:
+        return
+    mover = state.table.combatant(command.combatant_id)
+    ally = state.table.combatant(ally_id)
+    if command.mode != "flee":
+        raise RuleViolation(
+            "move/behind-not-fleeing",
+            "`behind` names the ally a fleeing combatant escapes behind: give mode 'flee' (§2 D)",
+            rule=MOVEMENT,
+        )
+    if ally.id == mover.id or ally.side != mover.side or ally.out_of_fight:
+        raise RuleViolation(
+            "move/not-an-ally",
+            f"{ally.name} is not an ally of {mover.name} still in the fight, so cannot interpose "
+            "itself (§2 D)",
+            rule=MOVEMENT,
+        )
+
+
+def _attack_left(state: CombatIIState, cid: str, target_id: str) -> None:
+    if attacks_left(state, cid, (target_id,)) <= 0 and not stationary(state, (target_id,)):
+        raise RuleViolation("attack/none-left", "no attacks left this round")
+
+
 def _surprised_target(state: CombatIIState, cid: str, target_id: str) -> None:
     """§2 F: "combatants moving up to a surprised individual may attack at the completion
     of their movement"."""
@@ -501,8 +608,7 @@ def _surprised_target(state: CombatIIState, cid: str, target_id: str) -> None:
             "surprised this phase (§2 F)",
             rule="combat-ii §2 F Surprise",
         )
-    if attacks_left(state, cid, (target_id,)) <= 0 and not stationary(state, (target_id,)):
-        raise RuleViolation("attack/none-left", "no attacks left this round")
+    _attack_left(state, cid, target_id)
 
 
 def _momentum(state: CombatIIState, cid: str | None) -> None:
@@ -563,6 +669,13 @@ def _charge(state: CombatIIState, command: Charge) -> Intention:
     weapon = _weapon(state, cid, command.weapon, ranged=False)
     if command.backstab and not stats_of(combatant).thief:
         raise RuleViolation("charge/not-thief", "only a thief may make a charging backstab")
+    if command.backstab and command.target in fighter(state, cid).noticed_by:
+        raise RuleViolation(
+            "charge/noticed",
+            f"{target.name} has noticed {combatant.name} (they have traded blows): a charging "
+            "backstab needs a thief previously unnoticed (§2 D)",
+            rule=MOVEMENT,
+        )
     return Intention(
         kind="charge",
         targets=(command.target,),
@@ -575,24 +688,52 @@ def _charge(state: CombatIIState, command: Charge) -> Intention:
 
 
 def _prepare(state: CombatIIState, command: Prepare) -> Intention:
-    cid = command.combatant_id
+    _check_preparation(state, command.combatant_id, command.what, command.weapon)
+    return Intention(
+        kind="prepare", what=command.what, weapons=(command.weapon,) if command.weapon else ()
+    )
+
+
+def _check_preparation(state: CombatIIState, cid: str, what: str, weapon: str | None) -> None:
+    """§2 E Miscellaneous Preparation: what the preparation needs."""
     stats = stats_of(state.table.combatant(cid))
-    if command.what in ("draw", "restring"):
-        if command.weapon is None or stats.weapon(command.weapon) is None:
-            raise RuleViolation("prepare/weapon", f"name the weapon to {command.what}")
-        if command.what == "restring" and command.weapon not in fighter(state, cid).string_broken:
-            raise RuleViolation("prepare/not-broken", f"the string of '{command.weapon}' is fine")
-        if command.what == "restring" and engaged_with(state, state.table.combatant(cid)):
+    if what in ("draw", "restring"):
+        if weapon is None or stats.weapon(weapon) is None:
+            raise RuleViolation("prepare/weapon", f"name the weapon to {what}")
+        if what == "restring" and weapon not in fighter(state, cid).string_broken:
+            raise RuleViolation("prepare/not-broken", f"the string of '{weapon}' is fine")
+        if what == "restring" and engaged_with(state, state.table.combatant(cid)):
             raise RuleViolation(
                 "prepare/engaged",
                 "no restringing a bow with an enemy in reach (§2 E: 'Not likely')",
                 rule="combat-ii §2 E",
             )
-        if command.what == "draw":
-            _within_reach_of_dropped(state, cid, command.weapon)
-    return Intention(
-        kind="prepare", what=command.what, weapons=(command.weapon,) if command.weapon else ()
-    )
+        if what == "draw":
+            _within_reach_of_dropped(state, cid, weapon)
+
+
+def _prepare_on_the_move(state: CombatIIState, command: Move) -> None:
+    """§2 E: "Some actions may be performed while moving, at the DM's discretion": those the
+    GM allows in `prepare_while_moving`; "By foregoing the attacks", so not with a blow."""
+    preparation = command.prepare
+    if preparation is None:
+        return
+    allowed = state.options.prepare_while_moving
+    if preparation.what not in allowed:
+        permitted = ", ".join(allowed) or "none"
+        raise RuleViolation(
+            "move/prepare-not-allowed",
+            f"the GM allows no '{preparation.what}' on the move (option prepare_while_moving: "
+            f"{permitted}; §2 E: 'at the DM's discretion')",
+            rule="combat-ii §2 E",
+        )
+    if command.attack is not None:
+        raise RuleViolation(
+            "move/prepare-and-attack",
+            "a preparation forgoes the phase's attacks (§2 E): no blow at the end of this move",
+            rule="combat-ii §2 E",
+        )
+    _check_preparation(state, command.combatant_id, preparation.what, preparation.weapon)
 
 
 def _within_reach_of_dropped(state: CombatIIState, cid: str, weapon: str) -> None:

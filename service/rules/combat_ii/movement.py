@@ -13,13 +13,8 @@ from service.domain.frozen import replace
 from service.domain.grid import Cell, GridMap, find_path, line, on_map
 from service.domain.messages import Event
 from service.domain.table import Combatant
-from service.rules.combat_ii.abilities import (
-    Check,
-    agility_skill_adjustment,
-    check,
-    surprise_roll,
-)
-from service.rules.combat_ii.allowance import attacks_left, default_weapons
+from service.rules.combat_ii.abilities import check, skill_roll, surprise_roll
+from service.rules.combat_ii.allowance import attacks_left, default_weapons, may_respond
 from service.rules.combat_ii.attacks import Completion, Exchange, Run, Strike, exchange
 from service.rules.combat_ii.combatants import (
     CHARGING,
@@ -28,16 +23,17 @@ from service.rules.combat_ii.combatants import (
     SURPRISED,
     can_attack,
     can_move,
-    casting_bars_attack,
     engaged_with,
+    ready_weapon,
+    skill_modifier,
     squares,
-    still_casting,
     within,
 )
 from service.rules.combat_ii.events import (
     CheckRolled,
     EffectApplied,
     IntentionDeclared,
+    Interposed,
     Moved,
     PhaseBegan,
     PhaseEnded,
@@ -100,6 +96,8 @@ def start(run: Run) -> None:
     state = run.state
     for cid, intention in sorted(state.intentions.items()):
         mine = fighter(state, cid)
+        if intention.alongside is not None and not _partnered(state, cid, intention):
+            intention = _held_back(run, cid, intention.alongside)
         if intention.kind not in MOVING:
             if mine.factor and intention.kind != "continue":
                 run.emit([SpeedChanged(combatant_id=cid, factor=0)])
@@ -111,6 +109,25 @@ def start(run: Run) -> None:
         if intention.kind == "charge":
             charging = Effect(name=CHARGING, until=state.tick)
             run.emit([EffectApplied(combatant_id=cid, effect=charging)])
+
+
+def _partnered(state: CombatIIState, cid: str, intention: Intention) -> bool:
+    """§2 D: the parallel-movement exception needs both foes moving side by side: the one
+    named `alongside` moves alongside this mover too."""
+    partner = state.intentions.get(intention.alongside or "")
+    return partner is not None and partner.kind == "move" and partner.alongside == cid
+
+
+def _held_back(run: Run, cid: str, foe_id: str) -> Intention:
+    """A move alongside a foe that does not move alongside is no exception: an engaged
+    combatant "may not continue to move away normally" (§2 D), so it stands."""
+    foe = run.state.table.combatant(foe_id).name
+    standing = Intention(kind="stand")
+    reason = f"{foe} did not move alongside: no parallel movement (§2 D)"
+    run.emit(
+        [IntentionDeclared(combatant_id=cid, intention=standing, automatic=True, reason=reason)]
+    )
+    return standing
 
 
 RUNNING = 3
@@ -208,6 +225,7 @@ def resolve(run: Run) -> None:
     _block(run, winners, stages["winners-midpoint"])
     release(run, stages["before"])
     _block(run, losers, stages["midpoint"])
+    alongside_blows(run)
     release(run, stages["after"])
 
 
@@ -292,21 +310,38 @@ def _move_whole(run: Run, cid: str, intention: Intention) -> None:
 
 
 def _attack_after_move(run: Run, cid: str, intention: Intention) -> None:
-    """§2 F: a mover that reaches a surprised foe strikes at the end of its move."""
-    if (
-        not intention.targets
-        or not intention.weapons
-        or run.state.table.combatant(cid).out_of_fight
-    ):
-        return
-    target = run.state.table.combatants.get(intention.targets[0])
-    weapon = stats_of(run.state.table.combatant(cid)).weapon(intention.weapons[0])
-    if target is None or target.out_of_fight or weapon is None:
-        return
-    if not within(run.state, run.state.table.combatant(cid), target, weapon.reach):
-        return
-    strike = Strike(cid, target.id, weapon.name, MOVEMENT_HALF_SEGMENT, 0)
-    exchange(run, Exchange([strike]), numbered(run.state))
+    """§2 F: a mover that reaches a surprised foe strikes at the end of its move (blows
+    between foes moving alongside wait for `alongside_blows`)."""
+    blow = _blow_after_move(run.state, cid, intention)
+    if blow is not None and intention.alongside is None:
+        exchange(run, Exchange([blow]), numbered(run.state))
+
+
+def alongside_blows(run: Run) -> None:
+    """§2 D: "parallel movement coupled with simultaneous attacks": after all movement, the
+    blows of foes moving alongside each other, in one exchange."""
+    blows = [
+        _blow_after_move(run.state, cid, intention)
+        for cid, intention in sorted(run.state.intentions.items())
+        if intention.kind == "move" and intention.alongside is not None
+    ]
+    ready = [b for b in blows if b is not None]
+    if ready:
+        exchange(run, Exchange(ready), numbered(run.state))
+
+
+def _blow_after_move(state: CombatIIState, cid: str, intention: Intention) -> Strike | None:
+    """The mover's blow at its move's target, if it is within its weapon's reach."""
+    mover = state.table.combatant(cid)
+    if not intention.targets or not intention.weapons or mover.out_of_fight:
+        return None
+    target = state.table.combatants.get(intention.targets[0])
+    weapon = stats_of(mover).weapon(intention.weapons[0])
+    if target is None or target.out_of_fight or weapon is None or not can_attack(state, cid):
+        return None
+    if not within(state, mover, target, weapon.reach):
+        return None
+    return Strike(cid, target.id, weapon.name, MOVEMENT_HALF_SEGMENT, 0)
 
 
 def step(run: Run, offset: int) -> None:
@@ -331,11 +366,14 @@ def step(run: Run, offset: int) -> None:
         release(run, stages["winners-midpoint"] + stages["midpoint"], offset)
     if offset == HALF_SEGMENTS:
         for cid, intention in order(run.state):
+            if intention.kind == "move":
+                _attack_after_move(run, cid, intention)
             if intention.kind == "cast" and can_move(run.state, cid):
                 _shift(run, cid, intention)
             if intention.kind == "charge" and can_move(run.state, cid):
                 charge(run, cid, intention)
                 _settle_speed(run, cid, intention)
+        alongside_blows(run)
         release(run, stages["after"], offset)
 
 
@@ -407,7 +445,7 @@ def _walk(run: Run, cid: str, intention: Intention, budget: int, offset: int | N
     if mover.position is None:
         return
     if intention.mode == "flee" and engaged_with(state, mover):
-        _free_attacks(run, mover)
+        _free_attacks(run, mover, intention.behind)
         mover = run.state.table.combatant(cid)
         if mover.out_of_fight or not can_move(run.state, cid):
             return
@@ -429,13 +467,21 @@ def _walk(run: Run, cid: str, intention: Intention, budget: int, offset: int | N
         run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
 
 
-def _free_attacks(run: Run, mover: Combatant) -> None:
+def _free_attacks(run: Run, mover: Combatant, behind: str | None) -> None:
     """§2 D Fleeing: each foe in reach gets a free attack, unless the fleer is an initiative
-    winner, the foe already struck this phase and is no faster (the winner's exception)."""
+    winner, the foe already struck this phase and is no faster (the winner's exception), or
+    the ally it flees `behind` stands beside that foe ("If another party member can
+    interpose himself, a combatant may flee unmolested")."""
     state = run.state
     strikes: list[Strike] = []
     my_mv = stats_of(mover).mv * max(fighter(state, mover.id).factor, 1)
-    for foe in engaged_with(state, mover):
+    foes = engaged_with(state, mover)
+    blocked = _interposed(state, behind, foes)
+    if behind is not None and blocked:
+        run.emit([Interposed(combatant_id=behind, fleer=mover.id, foes=tuple(blocked))])
+    for foe in foes:
+        if foe.id in blocked:
+            continue
         foe_fighter = fighter(state, foe.id)
         foe_mv = stats_of(foe).mv * max(foe_fighter.factor, 1)
         if (
@@ -446,23 +492,20 @@ def _free_attacks(run: Run, mover: Combatant) -> None:
             continue
         if foe_fighter.effect(NO_MOVE) is not None:
             continue  # §4 Critical Miss 1-4: "opponent may retreat unhindered"
-        weapon = _ready_weapon(state, foe.id)
+        weapon = ready_weapon(state, foe.id)
         if weapon is not None and can_attack(state, foe.id):
             strikes.append(Strike(foe.id, mover.id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="free"))
     if strikes:
         exchange(run, Exchange(strikes), numbered(run.state))
 
 
-def _ready_weapon(state: CombatIIState, cid: str) -> str | None:
-    stats = stats_of(state.table.combatant(cid))
-    mine = fighter(state, cid)
-    if mine.ready is not None:
-        return mine.ready
-    held = [w for w in mine.in_hand if stats.weapon(w) is not None]
-    if held:
-        return held[0]
-    natural = [w.name for w in stats.weapons if w.kind == "natural"]
-    return natural[0] if natural else None
+def _interposed(state: CombatIIState, ally_id: str | None, foes: list[Combatant]) -> list[str]:
+    """The foes an ally interposes itself against: those it stands beside, if it is up and
+    free to act (not held, asleep, surprised or otherwise unable to attack or move)."""
+    ally = state.table.combatants.get(ally_id or "")
+    if ally is None or not can_attack(state, ally.id) or not can_move(state, ally.id):
+        return []
+    return [foe.id for foe in foes if within(state, ally, foe, 1)]
 
 
 def _entered(
@@ -557,7 +600,7 @@ def _answer(run: Run, cid: str, foe_id: str, number: int, missile: bool) -> None
         ]  # fmt: skip
         weapon_name = held[0] if held else None
     else:
-        weapon_name = _ready_weapon(state, cid)
+        weapon_name = ready_weapon(state, cid)
     weapon = stats.weapon(weapon_name) if weapon_name is not None else None
     if weapon is None or weapon_name is None:
         return
@@ -655,7 +698,7 @@ def _charge_blow(run: Run, cid: str, target_id: str, intention: Intention) -> No
     a weapon set against a charge); otherwise the charger's damage lands first and the
     defender answers only if it has not attacked this phase and has attacks left."""
     state = run.state
-    weapon = intention.weapons[0] if intention.weapons else _ready_weapon(state, cid)
+    weapon = intention.weapons[0] if intention.weapons else ready_weapon(state, cid)
     if weapon is None:
         return
     multiplier, bonus = _backstab(run, cid) if intention.backstab else (1, 0)
@@ -674,7 +717,7 @@ def _charge_blow(run: Run, cid: str, target_id: str, intention: Intention) -> No
         exchange(run, Exchange([blow, answer]), numbered(run.state))
         return
     exchange(run, Exchange([blow]), numbered(run.state))
-    if _may_counter(run.state, target_id):
+    if may_respond(run.state, target_id):
         # The counter is the defender's whole routine (§2 C: its parts strike together).
         stats = stats_of(run.state.table.combatant(target_id))
         routine = default_weapons(run.state, target_id, stats)
@@ -686,49 +729,20 @@ def _charge_blow(run: Run, cid: str, target_id: str, intention: Intention) -> No
             exchange(run, Exchange(counters), numbered(run.state))
 
 
-def _may_counter(state: CombatIIState, cid: str) -> bool:
-    """§2 D: "A defender may not respond if it has already attacked within the phase or met
-    its maximum number of attacks per round"."""
-    combatant = state.table.combatants.get(cid)
-    if combatant is None or combatant.out_of_fight or not can_attack(state, cid):
-        return False
-    if still_casting(state, cid) or casting_bars_attack(state, cid):
-        return False  # §2 A, §2 C: no swing at an incantation, nor in a round of casting
-    if fighter(state, cid).attacked_tick == state.tick:
-        return False
-    return attacks_left(state, cid) > 0
-
-
 BACKSTAB_TO_HIT = 4
 """PH: "a backstab attack gains a +4 bonus on the attack roll"."""
 
 
 def _backstab(run: Run, cid: str) -> tuple[int, int]:
     """§2 D: a thief's charging backstab needs a successful move-silently roll; then (PH) +4
-    to hit and the damage multiplier. Returns (multiplier, to-hit bonus). §4 Agility: with
-    the option, the stat block's `move_silently` is the chance before the ability adjustment
-    and AGI adjusts it ("THIEF ADJUSTMENTS")."""
+    to hit and the damage multiplier. Returns (multiplier, to-hit bonus). §4 Agility "THIEF
+    ADJUSTMENTS": `combatants.skill_modifier`."""
     stats = stats_of(run.state.table.combatant(cid))
-    chance = stats.move_silently or 0
-    modifier = 0
-    if run.state.options.agility and stats.agility is not None:
-        modifier = agility_skill_adjustment(stats.agility)
-    roll = run.ctx.die(100, "move silently")
-    rolled = check_percent(roll, chance, modifier)
+    chance = stats.skill_chance("move-silently") or 0
+    modifier = skill_modifier(run.state, stats, "move-silently")
+    rolled = skill_roll(run.ctx, "move-silently", chance, modifier, "backstab")
     run.emit([CheckRolled(combatant_id=cid, check=rolled)])
     return (stats.backstab, BACKSTAB_TO_HIT) if rolled.passed else (1, 0)
-
-
-def check_percent(roll: int, chance: int, modifier: int = 0) -> Check:
-    """A percentile skill roll: d100 at or under the chance plus its modifier passes."""
-    return Check(
-        ability="move silently",
-        score=chance,
-        modifier=modifier,
-        roll=roll,
-        passed=roll <= chance + modifier,
-        purpose="backstab",
-    )
 
 
 def _barrel(run: Run, cid: str, target_id: str) -> None:

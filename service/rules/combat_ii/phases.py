@@ -223,8 +223,8 @@ def _prepared(state: CombatIIState) -> list[Event]:
     """§2 E: a phase of preparation readies what was prepared, at the phase's end."""
     events: list[Event] = []
     for cid, intention in sorted(state.intentions.items()):
-        if intention.kind != "prepare" or intention.what in ("survey", "other"):
-            continue
+        if intention.kind not in ("prepare", "move") or intention.what in (None, "survey", "other"):
+            continue  # a move's `what` is a preparation on the move (§2 E)
         if cid not in state.table.combatants or state.table.combatants[cid].out_of_fight:
             continue
         weapon = intention.weapons[0] if intention.weapons else None

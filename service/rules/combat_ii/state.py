@@ -14,7 +14,11 @@ from service.domain.grid import Cell
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 from service.domain.table import Combatant, Frozen
-from service.rules.combat_ii.abilities import defensive_adjustment, reaction_adjustment
+from service.rules.combat_ii.abilities import (
+    ThiefSkill,
+    defensive_adjustment,
+    reaction_adjustment,
+)
 from service.rules.combat_ii.mana import BonusSpells, Caster, ManaSystem, Recovery, StartingMana
 from service.rules.combat_ii.schedule import Track
 
@@ -86,6 +90,13 @@ class Weapon(Frozen):
         "the PH's figures as printed (tens of yards outdoors, tens of feet indoors). None: "
         "no range given, the GM judges.",
     )
+    ammunition: int | None = Field(
+        default=None,
+        ge=0,
+        le=999,
+        description="A missile weapon's missiles carried (arrows, bolts, stones, or the "
+        "thrown weapons themselves): each shot spends one. None: not counted.",
+    )
 
     @field_validator("damage")
     @classmethod
@@ -109,6 +120,10 @@ class Weapon(Frozen):
             raise ValueError(
                 f"'{self.name}' is a {self.kind} weapon: only a missile weapon has a range "
                 "(a melee weapon has a reach)"
+            )
+        if self.ammunition is not None and self.kind != "missile":
+            raise ValueError(
+                f"'{self.name}' is a {self.kind} weapon: only a missile weapon counts ammunition"
             )
         return self
 
@@ -282,6 +297,11 @@ class CombatIIStats(Frozen):
     mounted: bool = False
     thief: bool = False
     move_silently: int | None = Field(default=None, ge=0, le=100)
+    thief_skills: dict[ThiefSkill, Annotated[int, Field(ge=0, le=100)]] = Field(
+        default_factory=dict,
+        description="§4 Agility THIEF ADJUSTMENTS: a thief's skill percentages before the "
+        "ability adjustment (PH Table 28 by DEX, or AGI's with the option), by skill.",
+    )
     backstab: int = Field(default=1, ge=1, le=5, description="Backstab damage multiplier.")
     warrior: bool = Field(
         default=False,
@@ -322,6 +342,9 @@ class CombatIIStats(Frozen):
         spells = [s.name for s in self.spells]
         if len(spells) != len(set(spells)):
             raise ValueError("every spell needs its own name")
+        silently = self.thief_skills.get("move-silently")
+        if None not in (silently, self.move_silently) and silently != self.move_silently:
+            raise ValueError("move_silently and thief_skills['move-silently'] disagree")
         return self
 
     def weapon(self, name: str) -> Weapon | None:
@@ -335,6 +358,12 @@ class CombatIIStats(Frozen):
             return self.wielding
         held = [w.name for w in self.weapons if w.kind != "natural"]
         return tuple(held[:1])
+
+    def skill_chance(self, skill: ThiefSkill) -> int | None:
+        """A thief skill's percentage; move silently may also be the older `move_silently`."""
+        if skill == "move-silently" and self.move_silently is not None:
+            return self.move_silently
+        return self.thief_skills.get(skill)
 
     def save_against(self, kind: SaveKind) -> int:
         return self.saves.get(kind, ZERO_LEVEL_SAVES[kind])
@@ -381,6 +410,13 @@ class CombatIIOptions(EncounterOptions):
         description="§2 B special option: tangents at one a phase, two a round (the seed's "
         "group allows 3).",
     )
+    prepare_while_moving: tuple[
+        Literal["draw", "components", "restring", "survey", "other"], ...
+    ] = Field(
+        default=(),
+        description="§2 E: the preparations the GM allows on the move ('Some actions may be "
+        "performed while moving, at the DM's discretion'); none by default.",
+    )
     firing_into_melee: Literal["aimed", "random"] = Field(
         default="aimed",
         description="DMG Firing Into a Melee: a missile at a target in melee goes to one of "
@@ -418,6 +454,8 @@ class Intention(Frozen):
     draw: str | None = None
     timing: Literal["before", "midpoint", "after"] | None = None
     at: Cell | None = None
+    alongside: str | None = None
+    behind: str | None = None
 
 
 class Casting(Frozen):
@@ -458,6 +496,16 @@ class Fighter(Frozen):
 
     factor: int = Field(default=0, description="Current speed as a multiple of MV (0-5).")
     phase_factor: int = Field(default=0, description="The speed the phase began at.")
+    returns: dict[str, int] = Field(
+        default_factory=dict,
+        description="§2 F: ambushers whose attacks this combatant returns, to the last phase "
+        "tick it may.",
+    )
+    noticed_by: tuple[str, ...] = Field(
+        default=(),
+        description="§2 D: those who have noticed this combatant (they have traded blows), "
+        "whom it cannot charge with a backstab.",
+    )
     top_factor: int = 0
     used: dict[str, int] = Field(default_factory=dict, description="Attacks this round.")
     attacked_round: int = 0
@@ -494,9 +542,21 @@ class Fighter(Frozen):
     tangents: dict[str, int] = Field(
         default_factory=dict, description="§2 B: tangents established on each target (3: contact)."
     )
+    missiles_spent: dict[str, int] = Field(
+        default_factory=dict, description="Missiles shot this fight by each counted weapon."
+    )
+    missiles_broken: dict[str, int] = Field(
+        default_factory=dict, description="§4 MW: of those, the ones broken in a misfire."
+    )
 
     def effect(self, name: str) -> Effect | None:
         return next((e for e in self.effects if e.name == name), None)
+
+    def ammunition_left(self, weapon: Weapon) -> int | None:
+        """Missiles left for a weapon that counts them (None: not counted)."""
+        if weapon.ammunition is None:
+            return None
+        return max(0, weapon.ammunition - self.missiles_spent.get(weapon.name, 0))
 
 
 class CombatIIState(EncounterState):

@@ -52,6 +52,11 @@ def legal_actions(state: CombatIIState, viewer: Actor) -> list[ActionOption]:
         return actions
     if viewer.is_gm:
         actions.append(ActionOption(type="ambush", label="Spring an ambush on a combatant"))
+        for cid in sorted(state.fighters):
+            thief = state.table.combatant(cid)
+            if stats_of(thief).thief and not thief.out_of_fight:
+                label = f"Call for a thief skill check by {thief.name}"
+                actions.append(ActionOption(type="skill-check", label=label, actor=cid))
     for cid in waiting(state):
         if viewer.controls(cid):
             actions += intentions(state, cid)
@@ -131,7 +136,7 @@ def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
                 params={"timing": timings or ["after"]},
             )
         )  # fmt: skip
-    if any(w.kind == "missile" for w in stats.weapons):
+    if any(w.kind == "missile" and mine.ammunition_left(w) != 0 for w in stats.weapons):
         options.append(ActionOption(type="cover-area", label=f"{name} covers an area", actor=cid))
     options += [
         ActionOption(type="set-weapon", label=f"{name} sets a weapon", actor=cid),
@@ -150,13 +155,18 @@ def _castable(state: CombatIIState, cid: str, spell: str) -> bool:
 
 
 def _reachable(state: CombatIIState, cid: str, target: str) -> bool:
-    """Within the longest reach, or within a missile weapon's long range (PH)."""
+    """Within the longest reach, or within the long range (PH) of a missile weapon with
+    ammunition left."""
     attacker, foe = state.table.combatant(cid), state.table.combatant(target)
     stats = stats_of(attacker)
     apart = (
         squares(state, attacker.position, foe.position) if attacker.position and foe.position else 0
     )
-    ranged = any(w.kind == "missile" and w.in_range(apart) for w in stats.weapons)
+    mine = fighter(state, cid)
+    ranged = any(
+        w.kind == "missile" and w.in_range(apart) and mine.ammunition_left(w) != 0
+        for w in stats.weapons
+    )
     reach = max((w.reach for w in stats.weapons), default=1)
     return ranged or within(state, attacker, foe, reach)
 
@@ -275,6 +285,15 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "ready-ended": lambda d, n: f"{n(d['combatant_id'])} is no longer ready.",
     "sequence-set": lambda d, n: f"{n(d['combatant_id'])}'s attack sequence moves on.",
     "ambush-set": lambda d, n: "Surprise: " + ", ".join(n(c) for c in d["surprised"]) + ".",
+    "interposed": lambda d, n: (
+        f"{n(d['combatant_id'])} interposes: {', '.join(n(c) for c in d['foes'])} cannot strike "
+        f"the fleeing {n(d['fleer'])}."
+    ),
+    "return-ready": lambda d, n: (
+        f"{n(d['combatant_id'])} keeps its wits and will return the attack of "
+        + ", ".join(n(c) for c in d["against"])
+        + "."
+    ),
     "rested": lambda d, n: (
         f"{n(d['combatant_id'])} rests {d['hours']} hours"
         + (
@@ -315,8 +334,8 @@ def details(state: CombatIIState, viewer: Actor | None) -> dict[str, Any]:
 
 def sheet(state: CombatIIState, cid: str) -> dict[str, Any]:
     """One combatant's numbers as the rules read them now: track, AC, each weapon's adjusted
-    SF, attacks left, speed, the spell in progress, where dropped weapons lie (§4) and §4
-    Perception."""
+    SF, attacks left, speed, the spell in progress, where dropped weapons lie (§4), each
+    counted missile weapon's missiles left, spent and broken (§4 MW) and §4 Perception."""
     combatant = state.table.combatant(cid)
     stats = stats_of(combatant)
     mine = fighter(state, cid)
@@ -331,6 +350,14 @@ def sheet(state: CombatIIState, cid: str) -> dict[str, Any]:
         "dropped": {
             w: [c.x, c.y] if (c := mine.dropped_at.get(w)) is not None else None
             for w in mine.dropped
+        },
+        "ammunition": {
+            w.name: {
+                "left": mine.ammunition_left(w), "spent": mine.missiles_spent.get(w.name, 0),
+                "broken": mine.missiles_broken.get(w.name, 0),
+            }
+            for w in stats.weapons
+            if w.ammunition is not None
         },
         "perception": perception(
             stats.intelligence, stats.wisdom, stats.level, stats.thief,

@@ -16,6 +16,7 @@ from tests.rules.combat_ii.given import (
     hp,
     line_map,
     one,
+    refused,
     start,
     state_of,
 )
@@ -232,4 +233,52 @@ def test_a_failed_move_silently_check_is_a_plain_charge() -> None:
     blow = data_of(stored, "attack-rolled")[0]
     assert (blow["needed"], blow["hit"]) == (15, False)
     assert hp(table, "troll") == 40
+    assert table.replayed() == table.state
+
+
+def test_a_thief_the_target_has_traded_blows_with_cannot_backstab_it() -> None:
+    """§2 D: "A thief may make a charging backstab if previously unnoticed": the troll shot
+    at the thief in phase 1, so in phase 2 it has noticed him. A plain charge is still his."""
+    table = encounter()
+    line_map(table)
+    add(table, "thief", "pcs", THIEF, at=(5, 0))
+    add(table, "troll", "trolls", {**TROLL, "hp": 40, "weapons": [BOW, CLAWS]}, at=(13, 0))
+    start(table, initiative=[3, 7])
+    declare(table, "troll", "attack", targets=["thief"], weapons=["shortbow"])
+    declare(table, "thief", "stand", dice=[2])  # the arrow misses
+    declare(table, "troll", "stand")
+
+    backstab = {"type": "charge", "combatant_id": "thief", "target": "troll", "speed": 2}
+    violation = refused(table, {**backstab, "backstab": True})
+
+    assert violation.code == "charge/noticed"
+    assert "previously unnoticed" in violation.message
+    assert state_of(table).fighters["thief"].noticed_by == ("troll",)
+    plain = declare(table, "thief", "charge", target="troll", speed=2, dice=[2])  # no counter left
+    assert one(plain, "attack-rolled")["attacker"] == "thief"
+
+
+def test_a_thief_hidden_in_shadows_is_unnoticed_again() -> None:
+    """PH: a thief hidden in shadows is lost to sight. The troll shot at the thief; the GM
+    then calls for hide in shadows (40%): a 30 hides him, and he may backstab after all."""
+    table = encounter()
+    line_map(table)
+    add(table, "thief", "pcs", {**THIEF, "thief_skills": {"hide-in-shadows": 40}}, at=(5, 0))
+    add(table, "troll", "trolls", {**TROLL, "hp": 40, "weapons": [BOW, CLAWS]}, at=(13, 0))
+    start(table, initiative=[3, 7])
+    declare(table, "troll", "attack", targets=["thief"], weapons=["shortbow"])
+    declare(table, "thief", "stand", dice=[2])
+    table.send(
+        {"type": "skill-check", "combatant_id": "thief", "skill": "hide-in-shadows"}, dice=[41]
+    )
+    assert state_of(table).fighters["thief"].noticed_by == ("troll",)  # 41: seen
+
+    table.send(
+        {"type": "skill-check", "combatant_id": "thief", "skill": "hide-in-shadows"}, dice=[30]
+    )
+
+    assert state_of(table).fighters["thief"].noticed_by == ()
+    declare(table, "troll", "stand")
+    stored = declare(table, "thief", "charge", target="troll", speed=2, backstab=True, dice=[30, 2])
+    assert one(stored, "check-rolled")["check"]["ability"] == "move silently"
     assert table.replayed() == table.state

@@ -302,8 +302,9 @@ def test_without_the_agility_option_the_chance_is_the_stat_blocks() -> None:
     assert (made["passed"], missed["passed"]) == (True, False)
 
 
-def test_with_the_option_but_no_agility_score_nothing_is_adjusted() -> None:
-    made, missed = backstab(60, agility=None), backstab(61, agility=None)
+def test_with_the_option_but_no_agility_score_dex_adjusts_by_ph_table_28() -> None:
+    """The thief's DEX is the stat block's default, 10: Table 28 takes 15% off move silently."""
+    made, missed = backstab(45, agility=None), backstab(46, agility=None)
 
-    assert made["modifier"] == 0
+    assert made["modifier"] == -15
     assert (made["passed"], missed["passed"]) == (True, False)

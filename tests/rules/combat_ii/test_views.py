@@ -10,7 +10,7 @@ from service.domain.context import GM, Actor
 from service.domain.narration import namer
 from service.domain.views import ActionOption
 from service.rules.combat_ii import RULESET, views
-from tests.rules.combat_ii.cast import attack, duel, of_type, only, stand, strikes
+from tests.rules.combat_ii.cast import FIGHTER, OGRE, attack, duel, of_type, only, stand, strikes
 from tests.rules.combat_ii.given import LONG_SWORD, LONGBOW, SHORT_SWORD, encounter, state_of
 from tests.rules.harness import Table
 
@@ -358,3 +358,34 @@ def test_an_archer_is_offered_only_the_foes_within_its_long_range() -> None:
     stand(table, "goblin")
 
     assert offered(table, HERO)[("fighter", "attack")].targets == ["ogre"]
+
+
+def test_an_interposing_ally_and_a_ready_return_are_narrated() -> None:
+    table = duel(others=[("squire", "pcs", FIGHTER, (2, 1)), ("bandit", "ogres", OGRE, (0, 1))])
+    table.send({"type": "ambush", "combatant_id": "squire", "by": ["bandit"]}, dice=[5])
+    stand(table, "ogre")
+    stand(table, "bandit")
+    stand(table, "squire")
+    table.send(
+        {"type": "move", "combatant_id": "fighter", "to": [0, 4], "mode": "flee",
+         "behind": "squire"},
+        dice=[2],  # the bandit's free attack misses
+    )  # fmt: skip
+
+    assert sentences(table, "return-ready") == [
+        "Squire keeps its wits and will return the attack of Bandit."
+    ]
+    assert sentences(table, "interposed") == [
+        "Squire interposes: Ogre cannot strike the fleeing Fighter."
+    ]
+
+
+def test_the_gm_is_offered_a_skill_check_for_each_thief() -> None:
+    table = duel(fighter={"thief": True, "thief_skills": {"hide-in-shadows": 40}})
+
+    offered = [a for a in RULESET.legal_actions(state_of(table), GM) if a.type == "skill-check"]
+
+    assert [(a.actor, a.label) for a in offered] == [
+        ("fighter", "Call for a thief skill check by Fighter")
+    ]
+    assert all(a.type != "skill-check" for a in RULESET.legal_actions(state_of(table), HERO))
