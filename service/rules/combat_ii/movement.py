@@ -10,23 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.domain.frozen import replace
-from service.domain.grid import Cell, GridMap, find_path, line, on_map
-from service.domain.messages import Event
+from service.domain.grid import Cell
 from service.domain.table import Combatant
-from service.rules.combat_ii.abilities import check, skill_roll, surprise_roll
-from service.rules.combat_ii.allowance import attacks_left, default_weapons, may_respond
+from service.rules.combat_ii.abilities import check
 from service.rules.combat_ii.attacks import Completion, Exchange, Run, Strike, exchange
+from service.rules.combat_ii.charging import charge
 from service.rules.combat_ii.combatants import (
     CHARGING,
-    FALLEN,
     NO_MOVE,
-    SURPRISED,
     can_attack,
     can_move,
     engaged_with,
     ready_weapon,
-    skill_modifier,
-    squares,
     within,
 )
 from service.rules.combat_ii.events import (
@@ -40,54 +35,24 @@ from service.rules.combat_ii.events import (
     SpeedChanged,
 )
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.paths import (
+    MOVEMENT_HALF_SEGMENT,
+    allowance,
+    entered,
+    numbered,
+    occupancy,
+    route,
+    speeds,
+    stop_short,
+)
 from service.rules.combat_ii.schedule import (
     HALF_SEGMENTS,
-    half_segment,
     least_per_half_segment,
-    movement_squares,
     squares_by_half_segment,
 )
 from service.rules.combat_ii.state import CombatIIState, Effect, Intention, stats_of
 
 MOVING = frozenset({"move", "charge"})
-MOVEMENT_HALF_SEGMENT = HALF_SEGMENTS
-
-
-def numbered(state: CombatIIState, offset: int = MOVEMENT_HALF_SEGMENT) -> int:
-    """The half-segment's number as the phase system counts it (System I: 1-18)."""
-    return half_segment(state.phase, offset, state.options.phase_system)
-
-
-def speeds(state: CombatIIState, cid: str, intention: Intention) -> tuple[int, int]:
-    """§2 D Change of Current MV: (the multiple of MV moved at this phase, the one reached by
-    its end). Slowing drops at most 2 factors at once; the rest comes by the phase's end."""
-    current = fighter(state, cid).phase_factor
-    wanted = intention.speed if intention.speed is not None else max(current, 1)
-    if intention.mode == "withdraw":
-        return 1, 1
-    if wanted >= current:
-        return wanted, wanted
-    return max(wanted, current - 2), wanted
-
-
-def allowance(state: CombatIIState, cid: str, intention: Intention) -> int:
-    """Squares this phase: a third of current MV (Table 3); withdrawing, a third of that
-    ("making a 12 MV into just over 1 per phase"), at least 1."""
-    mv = stats_of(state.table.combatant(cid)).mv
-    if intention.mode == "withdraw":
-        return max(1, movement_squares(mv) // 3)
-    return movement_squares(speeds(state, cid, intention)[0] * mv)
-
-
-def minimum(state: CombatIIState, cid: str, intention: Intention) -> int:
-    """§2 D Deceleration: still accelerated, a runner must cover at least half its current
-    MV's phase ("She must move at least 6 (half of 12)"), less the squares it risks a DEX
-    check to skip."""
-    now = speeds(state, cid, intention)[0]
-    slowing = intention.speed is not None and intention.speed < fighter(state, cid).phase_factor
-    if now <= 1 or intention.mode == "withdraw" or not slowing:
-        return 0
-    return allowance(state, cid, intention) // 2
 
 
 def start(run: Run) -> None:
@@ -181,23 +146,7 @@ def _one_square(run: Run, cid: str, cell: Cell, mode: str, offset: int) -> None:
     walked = [mover.position, cell]
     number = numbered(run.state, offset)
     run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
-    _entered(run, cid, walked[-1:], offset)
-
-
-def _stop_short(run: Run, cid: str, intention: Intention) -> bool:
-    """§2 D: DEX at -1 per 10 ft of slowdown skipped, or fall prone for 1d4 phases."""
-    dexterity = stats_of(run.state.table.combatant(cid)).dexterity
-    modifier = -intention.stop_short
-    rolled = check(run.ctx, "dexterity", dexterity, modifier, "stop short")
-    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
-    if rolled.passed:
-        return True
-    phases = run.ctx.die(4, "fallen: phases")
-    fallen = Effect(name=FALLEN, until=run.state.tick + phases)
-    run.emit(
-        [EffectApplied(combatant_id=cid, effect=fallen), SpeedChanged(combatant_id=cid, factor=0)]
-    )
-    return False
+    entered(run, cid, walked[-1:], offset)
 
 
 def _moves(intention: Intention) -> bool:
@@ -274,7 +223,7 @@ def _block(run: Run, movers: list[tuple[str, Intention]], midway: list[str]) -> 
     for cid, intention in movers:
         if intention.kind != "move" or not can_move(run.state, cid):
             continue
-        if intention.stop_short and not _stop_short(run, cid, intention):
+        if intention.stop_short and not stop_short(run, cid, intention):
             rest[cid] = None
             continue
         budget = allowance(run.state, cid, intention)
@@ -299,7 +248,7 @@ def _move_whole(run: Run, cid: str, intention: Intention) -> None:
     if intention.kind == "cast":
         _shift(run, cid, intention)
         return
-    if intention.kind == "move" and intention.stop_short and not _stop_short(run, cid, intention):
+    if intention.kind == "move" and intention.stop_short and not stop_short(run, cid, intention):
         return
     if intention.kind == "charge":
         charge(run, cid, intention)
@@ -355,7 +304,7 @@ def step(run: Run, offset: int) -> None:
     for cid, intention in order(run.state):
         if not can_move(run.state, cid) or intention.kind != "move":
             continue
-        if offset == 1 and intention.stop_short and not _stop_short(run, cid, intention):
+        if offset == 1 and intention.stop_short and not stop_short(run, cid, intention):
             continue
         share = squares_by_half_segment(allowance(run.state, cid, intention))[offset - 1]
         if share:
@@ -415,30 +364,6 @@ def _walked(run: Run, cid: str) -> int:
     return walked
 
 
-def occupancy(state: CombatIIState, mover: str) -> dict[Cell, str]:
-    return {
-        c.position: c.side
-        for c in state.table.combatants.values()
-        if c.position is not None and c.id != mover and not c.out_of_fight
-    }
-
-
-def route(state: CombatIIState, cid: str, intention: Intention) -> list[Cell]:
-    """The cells to walk, the start excluded: the declared path, else the cheapest one."""
-    combatant = state.table.combatant(cid)
-    grid = state.table.map
-    if grid is None or combatant.position is None or intention.to is None:
-        return []
-    if intention.path:
-        # From where the mover stands on it: a move walked in parts (incremental movement, a
-        # spell released at its midpoint) goes on from there.
-        cells = list(intention.path)
-        here = combatant.position
-        return cells[cells.index(here) + 1 :] if here in cells else cells
-    found = find_path(grid, combatant.position, intention.to, occupancy(state, cid), combatant.side)
-    return list(found.cells[1:]) if found is not None else []
-
-
 def _walk(run: Run, cid: str, intention: Intention, budget: int, offset: int | None = None) -> None:
     state = run.state
     mover = state.table.combatant(cid)
@@ -456,7 +381,7 @@ def _walk(run: Run, cid: str, intention: Intention, budget: int, offset: int | N
         if occupancy(run.state, cid).get(cell, mover.side) != mover.side:
             break  # a foe's square blocks; an ally's may be passed through
         walked.append(cell)
-        if not _entered(run, cid, walked, offset):
+        if not entered(run, cid, walked, offset):
             break
     taken = occupancy(run.state, cid)
     while len(walked) > 1 and walked[-1] in taken:
@@ -506,256 +431,3 @@ def _interposed(state: CombatIIState, ally_id: str | None, foes: list[Combatant]
     if ally is None or not can_attack(state, ally.id) or not can_move(state, ally.id):
         return []
     return [foe.id for foe in foes if within(state, ally, foe, 1)]
-
-
-def _entered(
-    run: Run,
-    cid: str,
-    walked: list[Cell],
-    offset: int | None,
-    mode: str = "normal",
-    spare: str | None = None,
-) -> bool:
-    """A mover entering a set weapon's reach or a covered area is struck at once (§2 D
-    Setting Weapons: "as soon as he moves into a defended area if he is accelerated, caught
-    unaware, or unable to respond"; an ambush strikes any mover). A covered area's target
-    shoots back if it has a missile ready, and goes on only if it passes a surprise check;
-    an ambush's may counterattack only if it passes one. False when the mover stops. The path
-    walked so far is emitted (as `mode`) before the shot; `spare` is a charge's target, whose
-    set weapon answers the charge's own blow instead."""
-    state = run.state
-    mover = state.table.combatant(cid)
-    cell = walked[-1]
-    exposed = _exposed(state, cid)
-    number = numbered(state, offset if offset is not None else MOVEMENT_HALF_SEGMENT)
-    for foe_id in sorted(state.fighters):
-        foe = state.table.combatants.get(foe_id)
-        foe_fighter = fighter(state, foe_id)
-        if foe is None or foe.side == mover.side or foe_fighter.ready is None:
-            continue
-        if foe_id == spare and not foe_fighter.covering:
-            continue
-        if foe.out_of_fight or foe.position is None:
-            continue
-        weapon = stats_of(foe).weapon(foe_fighter.ready)
-        if weapon is None:
-            continue
-        covering = cell in foe_fighter.covering
-        reach = squares(state, foe.position, cell) <= weapon.reach and not foe_fighter.covering
-        if not (covering or (reach and (exposed or foe_fighter.ambush))):
-            continue
-        ambush = foe_fighter.ambush and not covering
-        if len(walked) > 1:
-            run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
-            del walked[:-1]
-        kind = "cover" if covering else "set"
-        exchange(run, Exchange([Strike(foe_id, cid, weapon.name, number, 0, kind=kind)]), number)
-        if run.state.table.combatant(cid).out_of_fight:
-            return False
-        if covering:
-            _answer(run, cid, foe_id, number, missile=True)
-            rolled = surprise_roll(run.ctx, 0, "caught in a covered area")
-            run.emit([CheckRolled(combatant_id=cid, check=rolled)])
-            if not rolled.passed:
-                return False
-        elif ambush:
-            rolled = surprise_roll(run.ctx, 0, "counterattack an ambush")
-            run.emit([CheckRolled(combatant_id=cid, check=rolled)])
-            if rolled.passed:
-                _answer(run, cid, foe_id, number, missile=False)
-    return True
-
-
-def _exposed(state: CombatIIState, cid: str) -> bool:
-    """§2 D Setting Weapons: a set weapon strikes a mover that is "accelerated, caught
-    unaware, or unable to respond": at 2x MV or more, surprised, or unable to attack (a
-    state that forbids it, or no attack left this round)."""
-    mine = fighter(state, cid)
-    return (
-        mine.factor >= 2
-        or mine.effect(SURPRISED) is not None
-        or not can_attack(state, cid)
-        or attacks_left(state, cid) <= 0
-    )
-
-
-def _answer(run: Run, cid: str, foe_id: str, number: int, missile: bool) -> None:
-    """The struck mover's answer (§2 D): to a covered area's shot, only "if he has a missile
-    ready also" (in hand, and the foe within its range), after the shot; to an ambush, with
-    its ready weapon in reach, once it has passed its surprise check."""
-    state = run.state
-    mover = state.table.combatants.get(cid)
-    foe = state.table.combatants.get(foe_id)
-    if mover is None or foe is None or mover.out_of_fight or foe.out_of_fight:
-        return
-    if not can_attack(state, cid):
-        return
-    stats = stats_of(mover)
-    mine = fighter(state, cid)
-    if missile:
-        held = [
-            w for w in mine.in_hand
-            if (weapon := stats.weapon(w)) is not None and weapon.kind == "missile"
-            and w not in mine.string_broken
-        ]  # fmt: skip
-        weapon_name = held[0] if held else None
-    else:
-        weapon_name = ready_weapon(state, cid)
-    weapon = stats.weapon(weapon_name) if weapon_name is not None else None
-    if weapon is None or weapon_name is None:
-        return
-    if weapon.kind != "missile" and not within(state, mover, foe, weapon.reach):
-        return
-    strike = Strike(cid, foe_id, weapon_name, number, 0, kind="counter")
-    exchange(run, Exchange([strike]), number)
-
-
-def charge(run: Run, cid: str, intention: Intention) -> None:
-    """§2 D Charging: close on the target along a straight line, strike on reaching it,
-    then overrun it by the rest of the phase's movement (or barrel into it)."""
-    state = run.state
-    charger = state.table.combatant(cid)
-    target = state.table.combatants.get(intention.targets[0]) if intention.targets else None
-    grid = state.table.map
-    if target is None or target.out_of_fight or grid is None:
-        return
-    if charger.position is None or target.position is None:
-        return
-    budget = allowance(state, cid, intention)
-    lane = _lane(grid, charger.position, target.position, budget)
-    reach = next((i for i, c in enumerate(lane) if within_cell(state, c, target.position)), None)
-    if reach is not None and reach > budget:
-        reach = None  # beyond this phase's movement: the charge falls short
-    closing = lane[: (budget if reach is None else reach) + 1]
-    if not _rush(run, cid, closing, "charge", target.id) or reach is None:
-        return
-    _charge_blow(run, cid, target.id, intention)
-    if run.state.table.combatant(cid).out_of_fight or intention.barrel:
-        if intention.barrel:
-            _barrel(run, cid, target.id)
-        return
-    # "The charger may also attempt a rapid slowdown with the chances described above under
-    # 'Deceleration'": after the blow; a failed check is a fall where the charger struck.
-    if intention.stop_short and not _stop_short(run, cid, intention):
-        return
-    rest = [c for c in lane[reach + 1 : budget + 1] if c != target.position]
-    if intention.stop_short:
-        rest = rest[: max(0, len(rest) - intention.stop_short)]
-    occupied = occupancy(run.state, cid)
-    walked = [lane[reach]]
-    for cell in rest:
-        if cell in occupied and cell != target.position:
-            break
-        walked.append(cell)
-    while len(walked) > 1 and walked[-1] in occupied:
-        walked.pop()
-    _rush(run, cid, walked, "overrun", target.id)
-
-
-def _rush(run: Run, cid: str, lane: list[Cell], mode: str, target: str) -> bool:
-    """A charger's run along `lane` (its start first): every square entered passes the set
-    weapons and covered areas of others on the way (§2 D Setting Weapons: "subject to
-    attack as soon as he moves into a defended area if he is accelerated"). False when the
-    charger is stopped or downed on the way."""
-    walked = lane[:1]
-    for cell in lane[1:]:
-        walked.append(cell)
-        if not _entered(run, cid, walked, None, mode, spare=target):
-            _emit_path(run, cid, walked, mode)
-            return False
-    _emit_path(run, cid, walked, mode)
-    return True
-
-
-def within_cell(state: CombatIIState, cell: Cell, other: Cell) -> bool:
-    return squares(state, cell, other) <= 1
-
-
-def _lane(grid: GridMap, start: Cell, target: Cell, budget: int) -> list[Cell]:
-    """The straight run from start through the target and on, `budget` squares long."""
-    dx, dy = target.x - start.x, target.y - start.y
-    span = max(abs(dx), abs(dy), 1)
-    scale = max(budget + 1, span) / span
-    far = Cell(x=start.x + round(dx * scale), y=start.y + round(dy * scale))
-    far = Cell(x=min(max(far.x, 0), grid.width - 1), y=min(max(far.y, 0), grid.height - 1))
-    return [c for c in line(grid, start, far) if on_map(grid, c)]
-
-
-def _emit_path(run: Run, cid: str, path: list[Cell], mode: str) -> None:
-    if len(path) > 1:
-        run.emit(
-            [
-                Moved(
-                    combatant_id=cid, path=tuple(path), mode=mode,
-                    half_segment=numbered(run.state),
-                )
-            ]
-        )  # fmt: skip
-
-
-def _charge_blow(run: Run, cid: str, target_id: str, intention: Intention) -> None:
-    """The charger's blow: a defender set for it swings at the same moment (double dice with
-    a weapon set against a charge); otherwise the charger's damage lands first and the
-    defender answers only if it has not attacked this phase and has attacks left."""
-    state = run.state
-    weapon = intention.weapons[0] if intention.weapons else ready_weapon(state, cid)
-    if weapon is None:
-        return
-    multiplier, bonus = _backstab(run, cid) if intention.backstab else (1, 0)
-    blow = Strike(
-        cid, target_id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="charge", multiplier=multiplier,
-        hit_bonus=bonus,
-    )  # fmt: skip
-    defender = fighter(state, target_id)
-    set_weapon = defender.ready if not defender.covering else None
-    if set_weapon is not None and can_attack(state, target_id):
-        doubled = stats_of(state.table.combatant(target_id)).weapon(set_weapon)
-        times = 2 if doubled is not None and doubled.set_vs_charge else 1
-        answer = Strike(
-            target_id, cid, set_weapon, MOVEMENT_HALF_SEGMENT, 0, kind="set", multiplier=times
-        )
-        exchange(run, Exchange([blow, answer]), numbered(run.state))
-        return
-    exchange(run, Exchange([blow]), numbered(run.state))
-    if may_respond(run.state, target_id):
-        # The counter is the defender's whole routine (§2 C: its parts strike together).
-        stats = stats_of(run.state.table.combatant(target_id))
-        routine = default_weapons(run.state, target_id, stats)
-        counters = [
-            Strike(target_id, cid, w, MOVEMENT_HALF_SEGMENT, 0, order=i, kind="counter")
-            for i, w in enumerate(routine)
-        ]
-        if counters:
-            exchange(run, Exchange(counters), numbered(run.state))
-
-
-BACKSTAB_TO_HIT = 4
-"""PH: "a backstab attack gains a +4 bonus on the attack roll"."""
-
-
-def _backstab(run: Run, cid: str) -> tuple[int, int]:
-    """§2 D: a thief's charging backstab needs a successful move-silently roll; then (PH) +4
-    to hit and the damage multiplier. Returns (multiplier, to-hit bonus). §4 Agility "THIEF
-    ADJUSTMENTS": `combatants.skill_modifier`."""
-    stats = stats_of(run.state.table.combatant(cid))
-    chance = stats.skill_chance("move-silently") or 0
-    modifier = skill_modifier(run.state, stats, "move-silently")
-    rolled = skill_roll(run.ctx, "move-silently", chance, modifier, "backstab")
-    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
-    return (stats.backstab, BACKSTAB_TO_HIT) if rolled.passed else (1, 0)
-
-
-def _barrel(run: Run, cid: str, target_id: str) -> None:
-    """§2 D: barrelling headlong into the foe: each makes a DEX and a STR check or falls."""
-    events: list[Event] = []
-    for who in (cid, target_id):
-        stats = stats_of(run.state.table.combatant(who))
-        fell = False
-        for ability, score in (("dexterity", stats.dexterity), ("strength", stats.strength)):
-            rolled = check(run.ctx, ability, score, 0, "stay standing after the collision")
-            events.append(CheckRolled(combatant_id=who, check=rolled))
-            fell = fell or not rolled.passed
-        if fell:
-            fallen = Effect(name=FALLEN, until=run.state.tick + 1)
-            events.append(EffectApplied(combatant_id=who, effect=fallen))
-    run.emit(events)
