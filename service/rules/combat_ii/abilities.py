@@ -43,15 +43,24 @@ class Check(Frozen):
 
 
 def check(ctx: DecideContext, ability: str, score: int, modifier: int, purpose: str) -> Check:
-    roll = ctx.die(20, f"{ability} check: {purpose}")
+    return _under(ctx, 20, f"{ability} check: {purpose}", ability, score, modifier, purpose)
+
+
+def _under(
+    ctx: DecideContext,
+    sides: int,
+    label: str,
+    ability: str,
+    score: int,
+    modifier: int,
+    purpose: str,
+) -> Check:
+    """One die, passed at or under the score plus its modifier."""
+    roll = ctx.die(sides, label)
     return Check(
-        ability=ability,
-        score=score,
-        modifier=modifier,
-        roll=roll,
-        passed=roll <= score + modifier,
-        purpose=purpose,
-    )
+        ability=ability, score=score, modifier=modifier, roll=roll,
+        passed=roll <= score + modifier, purpose=purpose,
+    )  # fmt: skip
 
 
 def surprise_roll(ctx: DecideContext, bonus: int, purpose: str) -> Check:
@@ -128,15 +137,7 @@ def skill_roll(
 ) -> Check:
     """A thief's percentile skill roll: d100 at or under the chance plus its modifier."""
     name = skill.replace("-", " ")
-    roll = ctx.die(100, name)
-    return Check(
-        ability=name,
-        score=chance,
-        modifier=modifier,
-        roll=roll,
-        passed=roll <= chance + modifier,
-        purpose=purpose,
-    )
+    return _under(ctx, 100, name, name, chance, modifier, purpose)
 
 
 def perception(

@@ -23,10 +23,9 @@ from tests.rules.combat_ii.given import (
     start,
     state_of,
 )
+from tests.rules.combat_ii.test_rapid_attacks import KOBOLD, SPEAR
 from tests.rules.harness import Table
 
-SPEAR = {"name": "spear", "speed": 6, "damage": "1d6"}
-KOBOLD = {"hp": 40, "ac": 7, "mv": 6, "size": "small", "hit_dice": 0.5, "weapons": [SPEAR]}
 OGRE = {"hp": 80, "ac": 5, "mv": 12, "hit_dice": 4, "weapons": [SPEAR]}
 INITIATIVE = [7, 3]
 """The d10s of each new A phase: kobolds 7, pcs 3."""
