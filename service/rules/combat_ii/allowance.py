@@ -15,7 +15,7 @@ from service.rules.combat_ii.combatants import (
     casting_somatic,
     still_casting,
 )
-from service.rules.combat_ii.delays import rapid
+from service.rules.combat_ii.delays import in_melee, rapid
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.state import CombatIIState, CombatIIStats, attacks_in_round, stats_of
 
@@ -58,7 +58,7 @@ def allowed_with(
     weapon = stats.weapon(name)
     rate = weapon.attacks if weapon is not None and weapon.attacks else stats.attacks
     allowed = attacks_in_round(rate, max(state.round, 1))
-    if _in_melee(stats, name) and rapid(state, stats, targets):
+    if in_melee(stats, name) and rapid(state, stats, targets):
         return max(allowed, stats.level)
     return allowed
 
@@ -70,7 +70,7 @@ def routines_in_round(
     to make them in): the stat block's rate, or a warrior's level in melee with creatures
     below 1 HD ("Fighters gain such a rapid attacking capability")."""
     normal = attacks_in_round(stats.attacks, max(state.round, 1))
-    if all(_in_melee(stats, w) for w in weapons) and rapid(state, stats, targets):
+    if all(in_melee(stats, w) for w in weapons) and rapid(state, stats, targets):
         return max(normal, stats.level)
     return normal
 
@@ -94,12 +94,6 @@ def _defenceless(state: CombatIIState, tid: str) -> bool:
         return False
     spell = stats_of(state.table.combatant(tid)).spell(declared.spell)
     return spell is not None and spell.somatic
-
-
-def _in_melee(stats: CombatIIStats, name: str) -> bool:
-    """PH: the per-level attacks are melee attacks; a missile weapon keeps its rate of fire."""
-    weapon = stats.weapon(name)
-    return weapon is None or weapon.kind != "missile"
 
 
 def default_weapons(state: CombatIIState, cid: str, stats: CombatIIStats) -> tuple[str, ...]:

@@ -111,8 +111,13 @@ def _below_one_hd(state: CombatIIState, tid: str) -> bool:
 
 
 def _melee(stats: CombatIIStats, weapons: tuple[str, ...]) -> bool:
+    return all(in_melee(stats, name) for name in weapons)
+
+
+def in_melee(stats: CombatIIStats, name: str) -> bool:
     """PH: the per-level attacks are melee attacks; a missile weapon keeps its rate of fire."""
-    return all((w := stats.weapon(name)) is None or w.kind != "missile" for name in weapons)
+    weapon = stats.weapon(name)
+    return weapon is None or weapon.kind != "missile"
 
 
 def _per_phase(row: tuple[int, ...]) -> Fraction:
