@@ -52,10 +52,14 @@ def test_a_turn_timer_runs_out_through_the_worker(
     assert event["actor"]["id"] == "system" and event["command_id"].startswith("fray-")
     lateness = parse_iso(event["at"]).timestamp() - due
     assert lateness >= 0  # never early
-    # One JSON line per job: encounter, deadline, outcome and lateness.
+    # One JSON line per job: encounter, deadline, outcome and lateness. Under load the
+    # sweeper may also reach the deadline: its job then finds it fired ("duplicate": the
+    # same command id) or cleared ("moved"), and only one job fires.
     lines = [orjson.loads(line.split(" fray.workers ", 1)[1])
              for line in log.splitlines() if " fray.workers {" in line]  # fmt: skip
-    (line,) = [x for x in lines if x["encounter_id"] == encounter_id]
+    mine = [x for x in lines if x["encounter_id"] == encounter_id]
+    (line,) = [x for x in mine if x["outcome"] == "fired"]
+    assert {x["outcome"] for x in mine} <= {"fired", "duplicate", "moved"}
     assert line["key"] == "clock:turn" and line["outcome"] == "fired"
     assert parse_iso(line["due"]).timestamp() == pytest.approx(due, abs=0.001)
     assert line["lateness_s"] == pytest.approx(lateness, abs=0.001)

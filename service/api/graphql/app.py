@@ -9,6 +9,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
+from service.api.graphql.compiled import CompiledGraphQL
 from service.api.graphql.context import Context
 from service.api.graphql.schema import SCHEMA
 
@@ -29,6 +30,7 @@ def make_graphql_app() -> FrayGraphQL:
 
 def graphql_routes(path: str = "/graphql") -> list[BaseRoute]:
     """The routes to list in `create_app`: HTTP and websocket at one path. (A `Mount` would
-    answer a POST to /graphql with a redirect to /graphql/.)"""
+    answer a POST to /graphql with a redirect to /graphql/.) A POSTed `submitCommand` runs
+    compiled when it can (service.api.graphql.compiled)."""
     app = make_graphql_app()
-    return [Route(path, app), WebSocketRoute(path, app)]
+    return [Route(path, CompiledGraphQL(app)), WebSocketRoute(path, app)]

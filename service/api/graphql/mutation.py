@@ -114,8 +114,13 @@ async def resolve_submit_command(
     """`submitCommand` as graphql-core calls it, installed on the built schema in place of
     strawberry's resolver (which converts the arguments and builds an `Info` per call: about
     a tenth of a command's CPU). The arguments arrive coerced, by their GraphQL names."""
+    return await submit_with(info.context, arguments)
+
+
+async def submit_with(context: Context, arguments: dict[str, Any]) -> CommandResult:
+    """`submit` with the arguments as graphql-core coerces them, by their GraphQL names."""
     return await submit(
-        info.context,
+        context,
         arguments["encounterId"],
         chosen_command(arguments["command"]),
         arguments.get("commandId"),

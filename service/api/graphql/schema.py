@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema, parse
+from graphql import (
+    ASTValidationRule,
+    DocumentNode,
+    GraphQLError,
+    GraphQLSchema,
+    parse,
+    specified_rules,
+)
 from strawberry import Schema
 from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
@@ -29,6 +36,9 @@ LIMIT_RULES: tuple[type[ASTValidationRule], ...] = (
     depth_rule(MAX_DEPTH, None, None),
     aliases_rule(MAX_ALIASES),
 )
+# What a document is validated against: graphql-core's rules (strawberry's default) and
+# the limits; `validate_document` adds strawberry's @oneOf and Maybe rules.
+RULES: tuple[type[ASTValidationRule], ...] = (*specified_rules, *LIMIT_RULES)
 CACHED_DOCUMENTS = 256
 MASKED = "an internal error occurred"
 

@@ -1,0 +1,170 @@
+"""In-process A/B of one GraphQL (or REST) command: Fray's app against baseline (b), with
+ASGI calls built by hand (no HTTP server or client in the figures), commands one at a time
+on one event loop. What a change to the command path costs or saves, before wrk.
+
+    python -m bench.inprocess            # CPU per command: Fray GraphQL, Fray REST, (b)
+    python -m bench.inprocess --profile  # and a cProfile of Fray's GraphQL commands
+
+Not part of `make bench`: a tool for profiling (docs/benchmarks.md, "Where the time goes").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+
+from bench import baselines
+from bench.api import BASE_SUBMIT, FRAY_SUBMIT, NOTE
+from service.app import create_app
+from service.config import Settings
+from service.embedded_redis import RedisServer
+
+KEY = "bench-key"
+ENCOUNTERS = 16
+COMMANDS = 1600  # per measurement
+REPS = 5
+
+Call = Callable[[int], Awaitable[tuple[int, bytes]]]
+
+
+def _asgi(
+    app: Starlette, path: str, headers: dict[str, str]
+) -> Callable[[bytes], Awaitable[tuple[int, bytes]]]:
+    raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    raw.append((b"content-type", b"application/json"))
+
+    async def call(body: bytes) -> tuple[int, bytes]:
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [*raw, (b"content-length", str(len(body)).encode())],
+            "client": ("127.0.0.1", 5000),
+            "server": ("127.0.0.1", 8000),
+            "app": app,
+        }
+        sent = False
+        status = 0
+        answer = b""
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await asyncio.sleep(3600)
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status, answer
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            else:
+                answer += message.get("body", b"")
+
+        await app(scope, receive, send)
+        return status, answer
+
+    return call
+
+
+async def _measure(call: Call, count: int) -> float:
+    """CPU seconds per command over `count` commands, one at a time."""
+    started = time.process_time()
+    for n in range(count):
+        status, answer = await call(n)
+        if status not in (200, 201) or b"CommandRejected" in answer or b'"errors"' in answer:
+            raise RuntimeError(f"status {status}: {answer[:300]!r}")
+    return (time.process_time() - started) / count
+
+
+async def main(profile: bool) -> None:
+    with RedisServer() as server:
+        url = server.url
+        fray = create_app(
+            Settings(
+                redis_url=url,
+                queue_redis_url=url,
+                api_keys=(f"bench:{KEY}",),
+                token_secret="bench-secret",
+                rate_limit=1_000_000_000,
+            )
+        )
+        os.environ["BENCH_REDIS_URL"] = url
+        base = baselines.graphql_app()
+        async with fray.router.lifespan_context(fray), base.router.lifespan_context(base):
+            create = _asgi(fray, "/v1/encounters", {"Authorization": f"Bearer {KEY}"})
+            tokens = []
+            for n in range(ENCOUNTERS):
+                body = {"ruleset": "freeform", "encounter_id": f"e{n}", "title": "bench"}
+                _, answer = await create(orjson.dumps(body))
+                tokens.append(orjson.loads(answer)["gm_token"])
+            gql = [_asgi(fray, "/graphql", {"Authorization": f"Bearer {t}"}) for t in tokens]
+            rest = [
+                _asgi(fray, f"/v1/encounters/e{n}/commands", {"Authorization": f"Bearer {t}"})
+                for n, t in enumerate(tokens)
+            ]
+            b = _asgi(base, "/graphql", {})
+
+            def fray_gql(n: int) -> Awaitable[tuple[int, bytes]]:
+                e = n % ENCOUNTERS
+                variables = {
+                    "encounterId": f"e{e}",
+                    "command": {"freeform": {"addNote": {"text": NOTE}}},
+                }
+                return gql[e](orjson.dumps({"query": FRAY_SUBMIT, "variables": variables}))
+
+            def fray_rest(n: int) -> Awaitable[tuple[int, bytes]]:
+                e = n % ENCOUNTERS
+                return rest[e](orjson.dumps({"command": {"type": "add-note", "text": NOTE}}))
+
+            def base_gql(n: int) -> Awaitable[tuple[int, bytes]]:
+                variables = {
+                    "encounterId": f"e{n % ENCOUNTERS}",
+                    "command": {"addNote": {"text": NOTE}},
+                }
+                return b(orjson.dumps({"query": BASE_SUBMIT, "variables": variables}))
+
+            calls: dict[str, Call] = {
+                "fray graphql": fray_gql,
+                "fray rest": fray_rest,
+                "(b)": base_gql,
+            }
+            for call in calls.values():
+                await _measure(call, 200)  # warm-up
+            results: dict[str, list[float]] = {name: [] for name in calls}
+            for _ in range(REPS):
+                for name, call in calls.items():
+                    results[name].append(await _measure(call, COMMANDS))
+            b_cpu = statistics.median(results["(b)"])
+            for name, values in results.items():
+                cpu = statistics.median(values)
+                print(f"{name:14} {cpu * 1e6:7.0f} µs CPU/command  = {cpu / b_cpu:.2f}x (b)")
+            if profile:
+                profiler = cProfile.Profile()
+                profiler.enable()
+                await _measure(fray_gql, COMMANDS)
+                profiler.disable()
+                stats = pstats.Stats(profiler).sort_stats("cumulative")
+                stats.print_stats(60)
+                stats.sort_stats("tottime").print_stats(40)
+
+
+if __name__ == "__main__":
+    asyncio.run(main("--profile" in sys.argv[1:]))
