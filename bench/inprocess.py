@@ -2,7 +2,7 @@
 ASGI calls built by hand (no HTTP server or client in the figures), commands one at a time
 on one event loop. What a change to the command path costs or saves, before wrk.
 
-    python -m bench.inprocess            # CPU per command: Fray GraphQL, Fray REST, (b)
+    python -m bench.inprocess            # CPU per command: Fray GraphQL, REST, (b)
     python -m bench.inprocess --profile  # and a cProfile of Fray's GraphQL commands
 
 Not part of `make bench`: a tool for profiling (docs/benchmarks.md, "Where the time goes").
@@ -22,9 +22,11 @@ from typing import Any
 
 import orjson
 from starlette.applications import Starlette
+from starlette.routing import Route
 
 from bench import baselines
 from bench.api import BASE_SUBMIT, FRAY_SUBMIT, NOTE
+from service.api.graphql.compiled import CompiledGraphQL
 from service.app import create_app
 from service.config import Settings
 from service.embedded_redis import RedisServer
@@ -94,72 +96,83 @@ async def _measure(call: Call, count: int) -> float:
     return (time.process_time() - started) / count
 
 
+def _settings(url: str) -> Settings:
+    return Settings(
+        redis_url=url,
+        queue_redis_url=url,
+        api_keys=(f"bench:{KEY}",),
+        token_secret="bench-secret",
+        rate_limit=1_000_000_000,
+    )
+
+
+async def _calls(fray: Starlette, base: Starlette) -> dict[str, Call]:
+    """One command per call, spread over ENCOUNTERS freeform encounters: Fray's GraphQL
+    (compiled, and through strawberry's view), Fray's REST, and baseline (b)."""
+    create = _asgi(fray, "/v1/encounters", {"Authorization": f"Bearer {KEY}"})
+    tokens = []
+    for n in range(ENCOUNTERS):
+        body = {"ruleset": "freeform", "encounter_id": f"e{n}", "title": "bench"}
+        _, answer = await create(orjson.dumps(body))
+        tokens.append(orjson.loads(answer)["gm_token"])
+    gql = [_asgi(fray, "/graphql", {"Authorization": f"Bearer {t}"}) for t in tokens]
+    rest = [
+        _asgi(fray, f"/v1/encounters/e{n}/commands", {"Authorization": f"Bearer {t}"})
+        for n, t in enumerate(tokens)
+    ]
+    b = _asgi(base, "/graphql", {})
+    (endpoint,) = [r.endpoint for r in fray.routes if isinstance(r, Route)
+                   and isinstance(r.endpoint, CompiledGraphQL)]  # fmt: skip
+
+    def fray_gql(n: int) -> Awaitable[tuple[int, bytes]]:
+        e = n % ENCOUNTERS
+        variables = {"encounterId": f"e{e}", "command": {"freeform": {"addNote": {"text": NOTE}}}}
+        return gql[e](orjson.dumps({"query": FRAY_SUBMIT, "variables": variables}))
+
+    async def fray_strawberry(n: int) -> tuple[int, bytes]:
+        endpoint.compiled = False
+        try:
+            return await fray_gql(n)
+        finally:
+            endpoint.compiled = True
+
+    def fray_rest(n: int) -> Awaitable[tuple[int, bytes]]:
+        e = n % ENCOUNTERS
+        return rest[e](orjson.dumps({"command": {"type": "add-note", "text": NOTE}}))
+
+    def base_gql(n: int) -> Awaitable[tuple[int, bytes]]:
+        variables = {"encounterId": f"e{n % ENCOUNTERS}", "command": {"addNote": {"text": NOTE}}}
+        return b(orjson.dumps({"query": BASE_SUBMIT, "variables": variables}))
+
+    return {
+        "fray graphql": fray_gql,
+        "fray graphql, strawberry's view": fray_strawberry,
+        "fray rest": fray_rest,
+        "(b)": base_gql,
+    }
+
+
 async def main(profile: bool) -> None:
     with RedisServer() as server:
-        url = server.url
-        fray = create_app(
-            Settings(
-                redis_url=url,
-                queue_redis_url=url,
-                api_keys=(f"bench:{KEY}",),
-                token_secret="bench-secret",
-                rate_limit=1_000_000_000,
-            )
-        )
-        os.environ["BENCH_REDIS_URL"] = url
+        fray = create_app(_settings(server.url))
+        os.environ["BENCH_REDIS_URL"] = server.url
         base = baselines.graphql_app()
         async with fray.router.lifespan_context(fray), base.router.lifespan_context(base):
-            create = _asgi(fray, "/v1/encounters", {"Authorization": f"Bearer {KEY}"})
-            tokens = []
-            for n in range(ENCOUNTERS):
-                body = {"ruleset": "freeform", "encounter_id": f"e{n}", "title": "bench"}
-                _, answer = await create(orjson.dumps(body))
-                tokens.append(orjson.loads(answer)["gm_token"])
-            gql = [_asgi(fray, "/graphql", {"Authorization": f"Bearer {t}"}) for t in tokens]
-            rest = [
-                _asgi(fray, f"/v1/encounters/e{n}/commands", {"Authorization": f"Bearer {t}"})
-                for n, t in enumerate(tokens)
-            ]
-            b = _asgi(base, "/graphql", {})
-
-            def fray_gql(n: int) -> Awaitable[tuple[int, bytes]]:
-                e = n % ENCOUNTERS
-                variables = {
-                    "encounterId": f"e{e}",
-                    "command": {"freeform": {"addNote": {"text": NOTE}}},
-                }
-                return gql[e](orjson.dumps({"query": FRAY_SUBMIT, "variables": variables}))
-
-            def fray_rest(n: int) -> Awaitable[tuple[int, bytes]]:
-                e = n % ENCOUNTERS
-                return rest[e](orjson.dumps({"command": {"type": "add-note", "text": NOTE}}))
-
-            def base_gql(n: int) -> Awaitable[tuple[int, bytes]]:
-                variables = {
-                    "encounterId": f"e{n % ENCOUNTERS}",
-                    "command": {"addNote": {"text": NOTE}},
-                }
-                return b(orjson.dumps({"query": BASE_SUBMIT, "variables": variables}))
-
-            calls: dict[str, Call] = {
-                "fray graphql": fray_gql,
-                "fray rest": fray_rest,
-                "(b)": base_gql,
-            }
+            calls = await _calls(fray, base)
             for call in calls.values():
                 await _measure(call, 200)  # warm-up
             results: dict[str, list[float]] = {name: [] for name in calls}
-            for _ in range(REPS):
+            for _ in range(REPS):  # interleaved
                 for name, call in calls.items():
                     results[name].append(await _measure(call, COMMANDS))
             b_cpu = statistics.median(results["(b)"])
             for name, values in results.items():
                 cpu = statistics.median(values)
-                print(f"{name:14} {cpu * 1e6:7.0f} µs CPU/command  = {cpu / b_cpu:.2f}x (b)")
+                print(f"{name:32} {cpu * 1e6:6.0f} µs CPU/command = {cpu / b_cpu:.2f}x (b)")
             if profile:
                 profiler = cProfile.Profile()
                 profiler.enable()
-                await _measure(fray_gql, COMMANDS)
+                await _measure(calls["fray graphql"], COMMANDS)
                 profiler.disable()
                 stats = pstats.Stats(profiler).sort_stats("cumulative")
                 stats.print_stats(60)
