@@ -55,7 +55,7 @@ from graphql import (
     value_from_ast,
     visit,
 )
-from graphql.language import Visitor
+from graphql.language import Node, Visitor
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -197,15 +197,16 @@ class _NotCompiled(Exception):
     """The document is not one the plan takes: strawberry's path answers it."""
 
 
-def _has_directives(document: DocumentNode) -> bool:
+def _contains(node: Node, kind: str) -> bool:
+    """Whether `node` or a node under it is of `kind` ("directive", "variable")."""
     found = False
 
-    class Directives(Visitor):
-        def enter_directive(self, *_: object) -> None:
+    class Finder(Visitor):
+        def enter(self, node: Node, *_: object) -> None:
             nonlocal found
-            found = True
+            found = found or node.kind == kind
 
-    visit(document, Directives())
+    visit(node, Finder())
     return found
 
 
@@ -230,7 +231,7 @@ def _compile(schema: GraphQLSchema, document: DocumentNode, operation_name: str 
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
-    if len(operations) != 1 or _has_directives(document):
+    if len(operations) != 1 or _contains(document, "directive"):
         raise _NotCompiled
     (operation,) = operations
     name = operation.name.value if operation.name else None
@@ -265,7 +266,7 @@ def _compile(schema: GraphQLSchema, document: DocumentNode, operation_name: str 
         elif isinstance(value, VariableNode):
             from_variables.append((argument, value.name.value))
         else:
-            if _mentions_variables(value):
+            if _contains(value, "variable"):
                 raise _NotCompiled
             coerced = value_from_ast(value, definition.type)
             if coerced is Undefined:
@@ -286,18 +287,6 @@ def _compile(schema: GraphQLSchema, document: DocumentNode, operation_name: str 
         from_variables=tuple(from_variables),
         by_type=by_type,
     )
-
-
-def _mentions_variables(value: Any) -> bool:
-    found = False
-
-    class Variables(Visitor):
-        def enter_variable(self, *_: object) -> None:
-            nonlocal found
-            found = True
-
-    visit(value, Variables())
-    return found
 
 
 def _collect(
