@@ -5,6 +5,7 @@ stationary, defenceless target, which "may be attacked each phase" (§2 C)."""
 
 from __future__ import annotations
 
+from service.domain.errors import RuleViolation
 from service.rules.combat_ii import delays
 from service.rules.combat_ii.combatants import (
     ASLEEP,
@@ -17,7 +18,13 @@ from service.rules.combat_ii.combatants import (
 )
 from service.rules.combat_ii.delays import in_melee, rapid
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.state import CombatIIState, CombatIIStats, attacks_in_round, stats_of
+from service.rules.combat_ii.state import (
+    CombatIIState,
+    CombatIIStats,
+    Weapon,
+    attacks_in_round,
+    stats_of,
+)
 
 STATIONARY = (DEFENCELESS, HELD, ASLEEP)
 """Effects that make a stationary, defenceless target (§2 C; held and asleep: PH)."""
@@ -105,6 +112,18 @@ def default_weapons(state: CombatIIState, cid: str, stats: CombatIIStats) -> tup
     if held:
         return held
     return tuple(w.name for w in stats.weapons if w.kind == "natural")[:1]
+
+
+def check_ammunition(state: CombatIIState, cid: str, weapon: Weapon, rule: str) -> None:
+    """Optional ammunition: a missile weapon that counts its missiles and has none left
+    makes no shot (`attack/no-ammunition`)."""
+    if fighter(state, cid).ammunition_left(weapon) == 0:
+        raise RuleViolation(
+            "attack/no-ammunition",
+            f"{state.table.combatant(cid).name} has no {weapon.name} ammunition left (each "
+            "shot spends one of the stat block's `ammunition`)",
+            rule=rule,
+        )
 
 
 def may_respond(state: CombatIIState, cid: str) -> bool:

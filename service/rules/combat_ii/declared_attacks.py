@@ -9,6 +9,7 @@ from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, on_map, terrain_at
 from service.rules.combat_ii import delays
 from service.rules.combat_ii.allowance import (
+    check_ammunition,
     default_weapons,
     left_with,
     routines_in_round,
@@ -215,13 +216,7 @@ def _usable(state: CombatIIState, cid: str, stats: CombatIIStats, name: str, dra
         raise RuleViolation(
             "attack/string-broken", f"the string of '{name}' is broken: restring it (§2 E)"
         )
-    if mine.ammunition_left(weapon) == 0:
-        raise RuleViolation(
-            "attack/no-ammunition",
-            f"{state.table.combatant(cid).name} has no {name} ammunition left (each shot "
-            "spends one of the stat block's `ammunition`)",
-            rule=ATTACKS,
-        )
+    check_ammunition(state, cid, weapon, ATTACKS)
 
 
 def _one_missile_left(

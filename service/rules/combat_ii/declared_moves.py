@@ -8,6 +8,7 @@ from service.domain.errors import RuleViolation
 from service.domain.grid import on_map
 from service.rules.combat_ii.allowance import (
     attacks_left,
+    check_ammunition,
     default_weapons,
     stationary,
 )
@@ -59,6 +60,8 @@ def move(state: CombatIIState, command: Move) -> Intention:
     _prepare_on_the_move(state, command)
     if command.attack is not None and command.attack != command.alongside:
         _surprised_target(state, cid, command.attack)
+    if command.attack is not None:
+        _loaded(state, cid, intention.weapons)
     check_speed(state, cid, command.speed)
     engaged = [e for e in engaged_with(state, combatant) if e.id != command.alongside]
     if command.mode == "normal" and engaged:
@@ -169,6 +172,13 @@ def _surprised_target(state: CombatIIState, cid: str, target_id: str) -> None:
             rule="combat-ii §2 F Surprise",
         )
     _attack_left(state, cid, target_id)
+
+
+def _loaded(state: CombatIIState, cid: str, weapons: tuple[str, ...]) -> None:
+    """The blow at the end of a move, like any attack, needs a missile left to shoot."""
+    stats = stats_of(state.table.combatant(cid))
+    for weapon in filter(None, map(stats.weapon, weapons)):
+        check_ammunition(state, cid, weapon, "combat-ii §2 F Surprise")
 
 
 def momentum(state: CombatIIState, cid: str | None) -> None:

@@ -15,7 +15,15 @@ import pytest
 
 from service.rules.combat_ii import views
 from tests.rules.combat_ii.cast import attack, duel, fighter_of, of_type, only, stand, swing
-from tests.rules.combat_ii.given import refused, state_of
+from tests.rules.combat_ii.given import (
+    ORC,
+    add,
+    encounter,
+    line_map,
+    refused,
+    start,
+    state_of,
+)
 from tests.rules.harness import Table
 
 QUIVER = 3
@@ -154,3 +162,22 @@ def test_a_criticals_extra_attack_needs_a_missile_left() -> None:
     assert [r["kind"] for r in of_type(hit, "attack-rolled")] == ["attack"]
     assert fighter_of(table, "fighter").missiles_spent == {"longbow": 1}
     assert table.replayed() == table.state
+
+
+def test_a_blow_at_the_end_of_a_move_needs_a_missile_left() -> None:
+    """§2 F's blow at a surprised foe after a move is an attack like any other: with the
+    quiver empty it is refused when declared, not dropped when the move ends."""
+    table = encounter()
+    line_map(table)
+    darts = {"name": "darts", "kind": "missile", "speed": 2, "damage": "1d3", "ammunition": 0}
+    add(table, "fighter", "pcs", {"hp": 20, "thac0": 15, "ac": 4, "weapons": [darts]}, at=(0, 0))
+    add(table, "orc", "orcs", ORC, at=(3, 0))
+    table.send({"type": "surprise", "surprised": ["orc"]})
+    start(table, initiative=[7, 3])
+
+    violation = refused(
+        table, {"type": "move", "combatant_id": "fighter", "to": [2, 0], "attack": "orc"}
+    )
+
+    assert violation.code == "attack/no-ammunition"
+    assert violation.message.startswith("Fighter has no darts ammunition left")
