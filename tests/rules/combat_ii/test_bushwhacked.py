@@ -36,8 +36,11 @@ def test_a_passed_roll_returns_the_ambushers_attack_at_once() -> None:
     stored = declare(table, "fighter", "stand", dice=[2, 5, 3])
 
     assert blows(stored) == [("bandit", "attack"), ("fighter", "counter")]
-    answer = of_type(stored, "attack-rolled")[1]
+    blow, answer = of_type(stored, "attack-rolled")
     assert (answer["target"], answer["weapon"]) == ("bandit", "long sword")
+    # an answer at once, in the blow's half-segment: no speed factor placed it
+    assert (blow["sf"], answer["sf"]) == (4, None)
+    assert answer["half_segment"] == blow["half_segment"] == 4
     assert hp(table, "bandit") == 80 - 3
     assert table.replayed() == table.state
 
