@@ -24,7 +24,8 @@ from service.rules.combat_ii.commands import COMMANDS
 from service.rules.combat_ii.events import EVENTS
 from service.rules.combat_ii.evolve import evolve_own
 from service.rules.combat_ii.phases import waiting
-from service.rules.combat_ii.state import CombatIIOptions, CombatIIState, CombatIIStats
+from service.rules.combat_ii.state import CombatIIOptions, CombatIIState
+from service.rules.combat_ii.stats import CombatIIStats
 
 
 class CombatII(RulesetBase[CombatIIState]):

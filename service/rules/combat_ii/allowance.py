@@ -18,13 +18,8 @@ from service.rules.combat_ii.combatants import (
 )
 from service.rules.combat_ii.delays import in_melee, rapid
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.state import (
-    CombatIIState,
-    CombatIIStats,
-    Weapon,
-    attacks_in_round,
-    stats_of,
-)
+from service.rules.combat_ii.state import CombatIIState
+from service.rules.combat_ii.stats import CombatIIStats, Weapon, attacks_in_round, stats_of
 
 STATIONARY = (DEFENCELESS, HELD, ASLEEP)
 """Effects that make a stationary, defenceless target (§2 C; held and asleep: PH)."""

@@ -33,15 +33,8 @@ from service.rules.combat_ii.events import (
 )
 from service.rules.combat_ii.evolve import evolve, fighter
 from service.rules.combat_ii.schedule import HALF_SEGMENTS, strike_offset
-from service.rules.combat_ii.state import (
-    MELEE_SHARE,
-    Casting,
-    CombatIIState,
-    Effect,
-    Intention,
-    Weapon,
-    stats_of,
-)
+from service.rules.combat_ii.state import Casting, CombatIIState, Effect, Intention
+from service.rules.combat_ii.stats import MELEE_SHARE, Weapon, stats_of
 
 RETARGET_SF = 3
 """§2 C Retargeting: a new target in the same phase costs +3 SF."""

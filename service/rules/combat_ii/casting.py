@@ -23,7 +23,8 @@ from service.rules.combat_ii.schedule import (
     max_ct,
     unit_offset,
 )
-from service.rules.combat_ii.state import Casting, CombatIIState, Intention, Spell, stats_of
+from service.rules.combat_ii.state import Casting, CombatIIState, Intention
+from service.rules.combat_ii.stats import Spell, stats_of
 
 SECTION = "combat-ii §2 A Spellcasting"
 MAX_HOLD = 6

@@ -29,7 +29,8 @@ from service.rules.combat_ii.paths import (
     stop_short,
     within_cell,
 )
-from service.rules.combat_ii.state import Effect, Intention, stats_of
+from service.rules.combat_ii.state import Effect, Intention
+from service.rules.combat_ii.stats import stats_of
 
 
 def charge(run: Run, cid: str, intention: Intention) -> None:

@@ -7,12 +7,11 @@ from service.domain.grid import Cell, distance
 from service.domain.table import Combatant
 from service.rules.combat_ii.abilities import ThiefSkill, skill_adjustment
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.state import (
+from service.rules.combat_ii.state import CombatIIState, Effect
+from service.rules.combat_ii.stats import (
     NATURAL_SF,
     WEAPON_SF_ADJUSTMENT,
-    CombatIIState,
     CombatIIStats,
-    Effect,
     Weapon,
     stats_of,
 )

@@ -26,7 +26,8 @@ from service.rules.combat_ii.combatants import (
 )
 from service.rules.combat_ii.events import CheckRolled, CriticalRolled, EffectApplied, WeaponDropped
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.state import CombatIIState, Effect, Weapon, stats_of
+from service.rules.combat_ii.state import CombatIIState, Effect
+from service.rules.combat_ii.stats import Weapon, stats_of
 
 SEVERE_MARGIN = 10
 """§4 Severe Hit: "exceeds the roll needed by 10 OR MORE"."""

@@ -30,7 +30,8 @@ from service.rules.combat_ii.events import (
 )
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.intentions import actor_of, intention_for
-from service.rules.combat_ii.state import CombatIIState, Effect, stats_of
+from service.rules.combat_ii.state import CombatIIState, Effect
+from service.rules.combat_ii.stats import stats_of
 
 
 def decide_own(state: CombatIIState, command: Command, ctx: DecideContext) -> list[Event]:

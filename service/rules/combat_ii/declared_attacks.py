@@ -29,12 +29,8 @@ from service.rules.combat_ii.commands import (
 from service.rules.combat_ii.declared_moves import MOVEMENT
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.paths import occupancy
-from service.rules.combat_ii.state import (
-    CombatIIState,
-    CombatIIStats,
-    Intention,
-    stats_of,
-)
+from service.rules.combat_ii.state import CombatIIState, Intention
+from service.rules.combat_ii.stats import CombatIIStats, stats_of
 
 ATTACKS = "combat-ii §2 C Physical Attacks"
 

@@ -24,11 +24,8 @@ from service.rules.combat_ii.commands import (
 )
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.paths import allowance, minimum, route
-from service.rules.combat_ii.state import (
-    CombatIIState,
-    Intention,
-    stats_of,
-)
+from service.rules.combat_ii.state import CombatIIState, Intention
+from service.rules.combat_ii.stats import stats_of
 
 MOVEMENT = "combat-ii §2 D Movement"
 

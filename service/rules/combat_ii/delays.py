@@ -9,13 +9,8 @@ from fractions import Fraction
 from service.domain.messages import Event
 from service.rules.combat_ii.events import SequenceSet
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.state import (
-    CombatIIState,
-    CombatIIStats,
-    Weapon,
-    parse_rate,
-    stats_of,
-)
+from service.rules.combat_ii.state import CombatIIState
+from service.rules.combat_ii.stats import CombatIIStats, Weapon, parse_rate, stats_of
 
 # §3 C Table 6 (attacks per round) and Table 7 (attack forms): attacks in each phase of the
 # repeating sequence, 0 for a delay phase.

@@ -34,7 +34,8 @@ from service.rules.combat_ii.events import (
     WeaponDropped,
     WeaponReadied,
 )
-from service.rules.combat_ii.state import CombatIIState, CombatIIStats, Fighter, Intention
+from service.rules.combat_ii.state import CombatIIState, Fighter, Intention
+from service.rules.combat_ii.stats import CombatIIStats
 
 HIDDEN = "hide in shadows"
 """The skill check (§4 Agility) whose success hides a thief from those who noticed it."""

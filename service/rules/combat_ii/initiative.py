@@ -16,7 +16,8 @@ from service.domain.table import Combatant
 from service.rules.combat_ii.abilities import reaction_adjustment
 from service.rules.combat_ii.events import InitiativeRolled
 from service.rules.combat_ii.schedule import Track
-from service.rules.combat_ii.state import CombatIIState, stats_of
+from service.rules.combat_ii.state import CombatIIState
+from service.rules.combat_ii.stats import stats_of
 
 MAX_REROLLS = 10
 """Tied lowest rolls are rolled again (interpretation); after this many the first group in

@@ -36,11 +36,8 @@ from service.rules.combat_ii.declared_attacks import (
 )
 from service.rules.combat_ii.declared_moves import MOVEMENT, check_speed, momentum, move, prepare
 from service.rules.combat_ii.evolve import fighter
-from service.rules.combat_ii.state import (
-    CombatIIState,
-    Intention,
-    stats_of,
-)
+from service.rules.combat_ii.state import CombatIIState, Intention
+from service.rules.combat_ii.stats import stats_of
 
 
 def actor_of(command: Command) -> str | None:

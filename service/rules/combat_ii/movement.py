@@ -50,7 +50,8 @@ from service.rules.combat_ii.schedule import (
     least_per_half_segment,
     squares_by_half_segment,
 )
-from service.rules.combat_ii.state import CombatIIState, Effect, Intention, stats_of
+from service.rules.combat_ii.state import CombatIIState, Effect, Intention
+from service.rules.combat_ii.stats import stats_of
 
 MOVING = frozenset({"move", "charge"})
 

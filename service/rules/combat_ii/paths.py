@@ -31,7 +31,8 @@ from service.rules.combat_ii.schedule import (
     half_segment,
     movement_squares,
 )
-from service.rules.combat_ii.state import CombatIIState, Effect, Intention, stats_of
+from service.rules.combat_ii.state import CombatIIState, Effect, Intention
+from service.rules.combat_ii.stats import stats_of
 
 MOVEMENT_HALF_SEGMENT = HALF_SEGMENTS
 

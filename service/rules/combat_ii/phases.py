@@ -33,7 +33,8 @@ from service.rules.combat_ii.schedule import (
     half_segment,
     phase_label,
 )
-from service.rules.combat_ii.state import CombatIIState, Effect, Intention, stats_of
+from service.rules.combat_ii.state import CombatIIState, Effect, Intention
+from service.rules.combat_ii.stats import stats_of
 
 SECTION = "combat-ii §1 C State Intentions"
 CLOCK = "intentions"

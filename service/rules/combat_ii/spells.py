@@ -20,7 +20,8 @@ from service.rules.combat_ii.combatants import ENHANCED_BLOWS, dex_score
 from service.rules.combat_ii.events import DamageRolled, SaveRolled, TangentEstablished
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.schedule import ACTION_PHASES
-from service.rules.combat_ii.state import CombatIIState, Effect, Spell, stats_of
+from service.rules.combat_ii.state import CombatIIState, Effect
+from service.rules.combat_ii.stats import Spell, stats_of
 
 if TYPE_CHECKING:
     from service.rules.combat_ii.attacks import Run

@@ -30,7 +30,8 @@ from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.phases import waiting
 from service.rules.combat_ii.schedule import half_segment
 from service.rules.combat_ii.schedule import phase_label as label_of
-from service.rules.combat_ii.state import CombatIIState, Intention, stats_of
+from service.rules.combat_ii.state import CombatIIState, Intention
+from service.rules.combat_ii.stats import stats_of
 
 
 def phase_label(state: CombatIIState) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from service.domain.envelope import Envelope
 from service.rules.combat_ii import combatants
-from service.rules.combat_ii.state import CombatIIStats
+from service.rules.combat_ii.stats import CombatIIStats
 from tests.rules.combat_ii.given import (
     ARCHER,
     LONG_SWORD,
