@@ -13,7 +13,7 @@ from service.domain.grid import Cell
 from service.domain.messages import Command
 from service.domain.table import Frozen
 from service.rules.combat_ii.abilities import ThiefSkill
-from service.rules.combat_ii.mana import Interruption
+from service.rules.combat_ii.recovery import Interruption
 
 Id = str
 

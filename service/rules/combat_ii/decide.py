@@ -15,7 +15,7 @@ from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.table import Pool
 from service.domain.table_rules import adjust_pool
-from service.rules.combat_ii import mana, phases
+from service.rules.combat_ii import mana, phases, recovery
 from service.rules.combat_ii.abilities import skill_roll, surprise_roll
 from service.rules.combat_ii.attacks import Run, ruin
 from service.rules.combat_ii.combatants import SURPRISED, skill_modifier
@@ -181,7 +181,7 @@ def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]
         mine = fighter(state, cid)
         already = 0 if command.new_day else mine.recovered_today
         limit = daily_limit(combatant.pools)
-        got = mana.recover(
+        got = recovery.recover(
             dict(combatant.pools), state.options.mana, state.options.mana_recovery,
             mana.highest_of(caster), command.hours, command.minutes, already, limit or 10_000,
             command.choose, command.interruptions,

@@ -8,7 +8,8 @@ import pytest
 
 from service.domain.table import Pool
 from service.rules.combat_ii import mana
-from service.rules.combat_ii.mana import Caster, CasterKind, InnateSpell, Recovered
+from service.rules.combat_ii.mana import Caster, CasterKind, InnateSpell
+from service.rules.combat_ii.recovery import Recovered, minutes_per_point, recover
 
 # combat-ii §5 Mana System I table, as printed: level, priest, wizard, ranger, paladin.
 SEED_TABLE: list[tuple[int, int, int, int | None, int | None]] = [
@@ -156,14 +157,14 @@ def test_third_level_mage_with_con_18_starts_with_six_points() -> None:
 
 
 def test_twentieth_level_mage_needs_27_hours_to_recover() -> None:
-    per_point = mana.minutes_per_point("flat", highest=9, hours_slept=8)
+    per_point = minutes_per_point("flat", highest=9, hours_slept=8)
     assert per_point == 10
     assert mana.base_mana("wizard", 20) * per_point == 27 * 60
 
     pools = {"mana": spent(162)}
-    day = mana.recover(pools, "points", "flat", 9, 8, 27 * 60, 0, 162)
+    day = recover(pools, "points", "flat", 9, 8, 27 * 60, 0, 162)
     assert day == Recovered(restored={"mana": 162}, minutes_used=1620, counted=162)
-    short = mana.recover(pools, "points", "flat", 9, 8, 27 * 60 - 1, 0, 162)
+    short = recover(pools, "points", "flat", 9, 8, 27 * 60 - 1, 0, 162)
     assert short == Recovered(restored={"mana": 161}, minutes_used=1610, counted=161)
 
 
@@ -426,58 +427,58 @@ def test_spells_beyond_the_caster_are_refused_with_a_reason(
 def test_minutes_per_point(
     recovery: mana.Recovery, highest: int, hours: int, minutes: int | None
 ) -> None:
-    assert mana.minutes_per_point(recovery, highest, hours) == minutes
+    assert minutes_per_point(recovery, highest, hours) == minutes
 
 
 def test_under_four_hours_sleep_recovers_nothing_at_all() -> None:
     pools = {"mana": spent(12), "free-1": spent(2)}
-    result = mana.recover(pools, "points", "flat", 3, 3, 600, 0, 100)
+    result = recover(pools, "points", "flat", 3, 3, 600, 0, 100)
     assert result == Recovered(restored={}, minutes_used=0, counted=0)
 
 
 def test_free_boxes_and_bonus_slots_come_back_without_study() -> None:
     points = {"mana": full(12), "free-1": spent(2), "free-2": spent(1, left=1)}
-    assert mana.recover(points, "points", "flat", 3, 4, 0, 0, 12) == Recovered(
+    assert recover(points, "points", "flat", 3, 4, 0, 0, 12) == Recovered(
         restored={"free-1": 2}, minutes_used=0, counted=0
     )
     slots = {"slots-1": full(3), "bonus-1": spent(1), "bonus-2": spent(2)}
-    assert mana.recover(slots, "slots", "flat", 3, 8, 0, 12, 12) == Recovered(
+    assert recover(slots, "slots", "flat", 3, 8, 0, 12, 12) == Recovered(
         restored={"bonus-1": 1, "bonus-2": 2}, minutes_used=0, counted=0
     )
 
 
 def test_study_restores_mana_for_the_minutes_given() -> None:
     pools = {"mana": spent(12, left=2)}
-    result = mana.recover(pools, "points", "by-level", 3, 8, 95, 0, 12)
+    result = recover(pools, "points", "by-level", 3, 8, 95, 0, 12)
     assert result == Recovered(restored={"mana": 9}, minutes_used=90, counted=9)
 
 
 def test_recovery_never_passes_the_pools_maximum() -> None:
     pools = {"mana": spent(12, left=10)}
-    result = mana.recover(pools, "points", "flat", 3, 8, 600, 0, 100)
+    result = recover(pools, "points", "flat", 3, 8, 600, 0, 100)
     assert result == Recovered(restored={"mana": 2}, minutes_used=20, counted=2)
 
 
 def test_recovery_limit_caps_points_regained_in_a_day() -> None:
     pools = {"mana": spent(12), "specialist-mana": spent(6)}
-    result = mana.recover(pools, "points", "flat", 3, 8, 600, recovered_today=10, daily_limit=12)
+    result = recover(pools, "points", "flat", 3, 8, 600, recovered_today=10, daily_limit=12)
     assert result == Recovered(restored={"mana": 2}, minutes_used=20, counted=2)
-    spent_out = mana.recover(pools, "points", "flat", 3, 8, 600, 12, 12)
+    spent_out = recover(pools, "points", "flat", 3, 8, 600, 12, 12)
     assert spent_out == Recovered(restored={}, minutes_used=0, counted=0)
 
 
 def test_specialist_points_take_half_time_rounded_up_after_totalling() -> None:
     pools = {"mana": full(11), "specialist-mana": spent(6)}
     # 3 points at 9 minutes (by-level, highest 4) is 27 minutes, halved and rounded up: 14.
-    three = mana.recover(pools, "points", "by-level", 4, 8, 14, 0, 100)
+    three = recover(pools, "points", "by-level", 4, 8, 14, 0, 100)
     assert three == Recovered(restored={"specialist-mana": 3}, minutes_used=14, counted=3)
-    two = mana.recover(pools, "points", "by-level", 4, 8, 13, 0, 100)
+    two = recover(pools, "points", "by-level", 4, 8, 13, 0, 100)
     assert two == Recovered(restored={"specialist-mana": 2}, minutes_used=9, counted=2)
 
 
 def test_mana_is_studied_back_before_specialist_mana() -> None:
     pools = {"mana": spent(11, left=9), "specialist-mana": spent(6, left=3)}
-    result = mana.recover(pools, "points", "flat", 3, 8, 35, 0, 100)
+    result = recover(pools, "points", "flat", 3, 8, 35, 0, 100)
     assert result == Recovered(
         restored={"mana": 2, "specialist-mana": 3}, minutes_used=35, counted=5
     )
@@ -486,7 +487,7 @@ def test_mana_is_studied_back_before_specialist_mana() -> None:
 def test_system_two_recovers_the_highest_slots_first_by_default() -> None:
     pools = {"slots-1": spent(4), "slots-2": spent(2), "slots-3": spent(1)}
     # Flat 10 minutes a point: 60 minutes buys the 3rd (30), one 2nd (20) and one 1st (10).
-    result = mana.recover(pools, "slots", "flat", 3, 8, 60, 0, 100)
+    result = recover(pools, "slots", "flat", 3, 8, 60, 0, 100)
     assert result == Recovered(
         restored={"slots-3": 1, "slots-2": 1, "slots-1": 1}, minutes_used=60, counted=6
     )
@@ -494,20 +495,20 @@ def test_system_two_recovers_the_highest_slots_first_by_default() -> None:
 
 def test_system_two_lets_the_caster_elect_which_slots_to_recover() -> None:
     pools = {"slots-1": spent(4), "slots-2": spent(2), "slots-3": spent(1)}
-    result = mana.recover(pools, "slots", "flat", 3, 8, 600, 0, 100, choose={1: 3, 2: 5})
+    result = recover(pools, "slots", "flat", 3, 8, 600, 0, 100, choose={1: 3, 2: 5})
     assert result == Recovered(restored={"slots-2": 2, "slots-1": 3}, minutes_used=70, counted=7)
 
 
 def test_system_two_recovery_limit_counts_a_slots_level_in_points() -> None:
     pools = {"slots-1": spent(4), "slots-3": spent(2)}
-    result = mana.recover(pools, "slots", "flat", 3, 8, 600, recovered_today=5, daily_limit=10)
+    result = recover(pools, "slots", "flat", 3, 8, 600, recovered_today=5, daily_limit=10)
     assert result == Recovered(restored={"slots-3": 1, "slots-1": 2}, minutes_used=50, counted=5)
 
 
 def test_system_two_specialist_slots_recover_at_half_time() -> None:
     pools = {"slots-3": full(1), "specialist-3": spent(1), "specialist-1": spent(1)}
     # 3 + 1 points at 10 minutes is 40, halved: 20.
-    result = mana.recover(pools, "slots", "flat", 3, 8, 20, 0, 100)
+    result = recover(pools, "slots", "flat", 3, 8, 20, 0, 100)
     assert result == Recovered(
         restored={"specialist-3": 1, "specialist-1": 1}, minutes_used=20, counted=4
     )
@@ -515,10 +516,10 @@ def test_system_two_specialist_slots_recover_at_half_time() -> None:
 
 def test_system_two_recovers_normal_slots_before_specialist_slots_of_a_level() -> None:
     pools = {"slots-2": spent(1), "specialist-2": spent(1)}
-    result = mana.recover(pools, "slots", "flat", 2, 8, 25, 0, 100, choose={2: 1})
+    result = recover(pools, "slots", "flat", 2, 8, 25, 0, 100, choose={2: 1})
     assert result == Recovered(restored={"slots-2": 1}, minutes_used=20, counted=2)
 
 
 def test_without_a_mana_system_nothing_is_recovered() -> None:
-    result = mana.recover({"mana": spent(12)}, "none", "flat", 3, 8, 600, 0, 100)
+    result = recover({"mana": spent(12)}, "none", "flat", 3, 8, 600, 0, 100)
     assert result == Recovered(restored={}, minutes_used=0, counted=0)

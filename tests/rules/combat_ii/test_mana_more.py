@@ -12,7 +12,8 @@ import pytest
 from service.domain.errors import RuleViolation
 from service.domain.table import Pool
 from service.rules.combat_ii import mana
-from service.rules.combat_ii.mana import Caster, InnateSpell, Interruption, Recovered
+from service.rules.combat_ii.mana import Caster, InnateSpell
+from service.rules.combat_ii.recovery import Interruption, Recovered, recover, session_minutes
 from tests.rules.combat_ii.cast import duel, only, stand
 from tests.rules.combat_ii.given import add, encounter, refused, state_of
 from tests.rules.harness import Table
@@ -273,13 +274,13 @@ def test_session_minutes(
     than one 2 hour period. If it is, any further recovery is delayed until after the next
     normal rest period"."""
     stops = [Interruption(after=a, minutes=m) for a, m in interruptions]
-    assert mana.session_minutes(300, stops) == (counted, broken)
+    assert session_minutes(300, stops) == (counted, broken)
 
 
 def test_an_interrupted_session_restores_only_what_was_studied_before_it() -> None:
     pools = {"mana": spent(12), "free-1": spent(2)}
     stops = [Interruption(after=40, minutes=180)]
-    result = mana.recover(pools, "points", "flat", 3, 8, 120, 0, 12, interruptions=stops)
+    result = recover(pools, "points", "flat", 3, 8, 120, 0, 12, interruptions=stops)
     assert result == Recovered(
         restored={"free-1": 2, "mana": 4}, minutes_used=40, counted=4, interrupted_after=40
     )
@@ -288,7 +289,7 @@ def test_an_interrupted_session_restores_only_what_was_studied_before_it() -> No
 def test_a_session_with_one_short_interruption_is_whole() -> None:
     pools = {"mana": spent(12)}
     stops = [Interruption(after=40, minutes=90)]
-    result = mana.recover(pools, "points", "flat", 3, 8, 120, 0, 12, interruptions=stops)
+    result = recover(pools, "points", "flat", 3, 8, 120, 0, 12, interruptions=stops)
     assert result == Recovered(restored={"mana": 12}, minutes_used=120, counted=12)
 
 
@@ -304,7 +305,7 @@ def test_per_hour_powers_come_back_after_an_hours_rest_outside_the_limit(
     hours: int, minutes: int, restored: dict[str, int]
 ) -> None:
     pools = {"mana": full(6), "hourly-dispel-magic": spent(1)}
-    result = mana.recover(pools, "points", "flat", 3, hours, minutes, 6, 6)
+    result = recover(pools, "points", "flat", 3, hours, minutes, 6, 6)
     assert result == Recovered(restored=restored, minutes_used=0, counted=0)
 
 
