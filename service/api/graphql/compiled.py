@@ -34,6 +34,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
+    GraphQLField,
     GraphQLInputType,
     GraphQLObjectType,
     GraphQLSchema,
@@ -246,7 +247,21 @@ def _compile(schema: GraphQLSchema, document: DocumentNode, operation_name: str 
     mutation = schema.mutation_type
     assert mutation is not None
     field = mutation.fields[_ROOT_FIELD]
+    static, from_variables = _arguments(field, node)
+    results = _Results(schema, fragments, OBJECTS)
+    possible = schema.get_possible_types(get_named_type(field.type))
+    location = node.loc.source.get_location(node.loc.start) if node.loc else None
+    return Plan(
+        key=node.alias.value if node.alias else _ROOT_FIELD,
+        location={"line": location.line, "column": location.column} if location else {},
+        variables=_variables(schema, operation),
+        static=static,
+        from_variables=from_variables,
+        by_type={t.name: results.object(t, [node.selection_set]) for t in possible},
+    )
 
+
+def _variables(schema: GraphQLSchema, operation: OperationDefinitionNode) -> tuple[_Variable, ...]:
     variables = []
     for definition in operation.variable_definitions or ():
         if definition.default_value is not None:
@@ -254,7 +269,14 @@ def _compile(schema: GraphQLSchema, document: DocumentNode, operation_name: str 
         type_ = type_from_ast(schema, definition.type)
         assert type_ is not None  # validation found none unknown
         variables.append(_Variable(definition.variable.name.value, type_))  # type: ignore[arg-type]
+    return tuple(variables)
 
+
+def _arguments(
+    field: GraphQLField, node: FieldNode
+) -> tuple[dict[str, Any], tuple[tuple[str, str], ...]]:
+    """The arguments known now (literals coerced once, defaults) and those taken from a
+    variable: (argument, variable)."""
     static: dict[str, Any] = {}
     from_variables: list[tuple[str, str]] = []
     given = {a.name.value: a.value for a in node.arguments or ()}
@@ -272,162 +294,137 @@ def _compile(schema: GraphQLSchema, document: DocumentNode, operation_name: str 
             if coerced is Undefined:
                 raise _NotCompiled
             static[argument] = coerced
-
-    result_type = get_named_type(field.type)
-    possible = schema.get_possible_types(result_type)
-    by_type = {
-        t.name: _object(schema, t, [node.selection_set], fragments, OBJECTS) for t in possible
-    }
-    location = node.loc.source.get_location(node.loc.start) if node.loc else None
-    return Plan(
-        key=node.alias.value if node.alias else _ROOT_FIELD,
-        location={"line": location.line, "column": location.column} if location else {},
-        variables=tuple(variables),
-        static=static,
-        from_variables=tuple(from_variables),
-        by_type=by_type,
-    )
+    return static, tuple(from_variables)
 
 
-def _collect(
-    schema: GraphQLSchema,
-    type_: GraphQLObjectType,
-    selection_sets: Iterable[SelectionSetNode],
-    fragments: Mapping[str, FragmentDefinitionNode],
-    into: dict[str, list[FieldNode]],
-) -> dict[str, list[FieldNode]]:
-    """The fields a selection asks of an object of `type_`, grouped by response key in
-    first-seen order: graphql-core's CollectFields without directives."""
-    for selection_set in selection_sets:
-        for selection in selection_set.selections:
-            if isinstance(selection, FieldNode):
-                key = selection.alias.value if selection.alias else selection.name.value
-                into.setdefault(key, []).append(selection)
-                continue
-            if isinstance(selection, InlineFragmentNode):
-                condition = selection.type_condition
-                inner = selection.selection_set
-            elif isinstance(selection, FragmentSpreadNode):
-                fragment = fragments[selection.name.value]
-                condition, inner = fragment.type_condition, fragment.selection_set
-            else:  # pragma: no cover - the language has no other selection
-                raise _NotCompiled
-            if condition is not None and not _applies(schema, condition.name.value, type_):
-                continue
-            _collect(schema, type_, [inner], fragments, into)
-    return into
+@dataclass(frozen=True)
+class _Results:
+    """How a document's selections complete the result objects: graphql-core's field
+    collection (without directives) and `complete_value`, done once per document."""
 
+    schema: GraphQLSchema
+    fragments: Mapping[str, FragmentDefinitionNode]
+    attributes: Mapping[str, Mapping[str, str]]  # type -> GraphQL field -> attribute
 
-def _applies(schema: GraphQLSchema, condition: str, type_: GraphQLObjectType) -> bool:
-    named = schema.get_type(condition)
-    return named is type_ or (is_abstract_type(named) and schema.is_sub_type(named, type_))
-
-
-def _object(
-    schema: GraphQLSchema,
-    type_: GraphQLObjectType,
-    selection_sets: Iterable[SelectionSetNode],
-    fragments: Mapping[str, FragmentDefinitionNode],
-    attributes: Mapping[str, Mapping[str, str]],
-) -> Complete:
-    plain = attributes.get(type_.name)
-    if plain is None:
-        raise _NotCompiled
-    fields = _collect(schema, type_, selection_sets, fragments, {})
-    steps: list[tuple[str, Complete]] = []
-    for key, nodes in fields.items():
-        name = nodes[0].name.value
-        if name == "__typename":
-            steps.append((key, _constant(type_.name)))
-            continue
-        if name not in plain or nodes[0].arguments:
+    def object(
+        self, type_: GraphQLObjectType, selection_sets: Iterable[SelectionSetNode]
+    ) -> Complete:
+        plain = self.attributes.get(type_.name)
+        if plain is None:
             raise _NotCompiled
-        field_type = type_.fields[name].type
-        inner = [n.selection_set for n in nodes if n.selection_set is not None]
-        steps.append((key, _value(schema, field_type, plain[name], inner, fragments, attributes)))
+        steps: list[tuple[str, Complete]] = []
+        for key, nodes in self._collect(type_, selection_sets, {}).items():
+            name = nodes[0].name.value
+            if name == "__typename":
+                steps.append((key, _constant(type_.name)))
+                continue
+            if name not in plain or nodes[0].arguments:
+                raise _NotCompiled
+            inner = [n.selection_set for n in nodes if n.selection_set is not None]
+            complete = self.output(type_.fields[name].type, inner)
+            steps.append((key, _read(plain[name], complete)))
 
-    def complete(source: Any) -> dict[str, Any]:
-        out = {}
-        for key, step in steps:
-            try:
-                out[key] = step(source)
-            except _Broken as broken:
-                raise _Broken([key, *broken.path]) from None
-        return out
+        def completed(source: Any) -> dict[str, Any]:
+            out = {}
+            for key, step in steps:
+                try:
+                    out[key] = step(source)
+                except _Broken as broken:
+                    raise _Broken([key, *broken.path]) from None
+            return out
 
-    return complete
+        return completed
+
+    def output(self, type_: Any, inner: list[SelectionSetNode]) -> Complete:
+        """How graphql-core's `complete_value` completes a value of `type_`."""
+        if is_non_null_type(type_):
+            return _non_null(self.output(type_.of_type, inner))
+        if is_list_type(type_):
+            return _items(self.output(type_.of_type, inner))
+        if is_leaf_type(type_):
+            return _leaf(type_.serialize)
+        if is_object_type(type_):
+            complete = self.object(type_, inner)
+            return lambda value: None if value is None else complete(value)
+        raise _NotCompiled  # an interface or union below the root: not in these types
+
+    def _collect(
+        self,
+        type_: GraphQLObjectType,
+        selection_sets: Iterable[SelectionSetNode],
+        into: dict[str, list[FieldNode]],
+    ) -> dict[str, list[FieldNode]]:
+        """The fields a selection asks of an object of `type_`, grouped by response key in
+        first-seen order: graphql-core's CollectFields without directives."""
+        for selection_set in selection_sets:
+            for selection in selection_set.selections:
+                if isinstance(selection, FieldNode):
+                    key = selection.alias.value if selection.alias else selection.name.value
+                    into.setdefault(key, []).append(selection)
+                    continue
+                if isinstance(selection, InlineFragmentNode):
+                    condition = selection.type_condition
+                    inner = selection.selection_set
+                elif isinstance(selection, FragmentSpreadNode):
+                    fragment = self.fragments[selection.name.value]
+                    condition, inner = fragment.type_condition, fragment.selection_set
+                else:  # pragma: no cover - the language has no other selection
+                    raise _NotCompiled
+                if condition is None or self._applies(condition.name.value, type_):
+                    self._collect(type_, [inner], into)
+        return into
+
+    def _applies(self, condition: str, type_: GraphQLObjectType) -> bool:
+        named = self.schema.get_type(condition)
+        return named is type_ or (is_abstract_type(named) and self.schema.is_sub_type(named, type_))
 
 
 def _constant(value: str) -> Complete:
     return lambda _source: value
 
 
-def _value(
-    schema: GraphQLSchema,
-    type_: Any,
-    attribute: str,
-    inner: list[SelectionSetNode],
-    fragments: Mapping[str, FragmentDefinitionNode],
-    attributes: Mapping[str, Mapping[str, str]],
-) -> Complete:
-    complete = _output(schema, type_, inner, fragments, attributes)
+def _read(attribute: str, complete: Complete) -> Complete:
     return lambda source: complete(getattr(source, attribute))
 
 
-def _output(
-    schema: GraphQLSchema,
-    type_: Any,
-    inner: list[SelectionSetNode],
-    fragments: Mapping[str, FragmentDefinitionNode],
-    attributes: Mapping[str, Mapping[str, str]],
-) -> Complete:
-    """How graphql-core's `complete_value` completes a value of `type_`."""
-    if is_non_null_type(type_):
-        nullable = _output(schema, type_.of_type, inner, fragments, attributes)
+def _non_null(nullable: Complete) -> Complete:
+    def non_null(value: Any) -> Any:
+        completed = None if value is None else nullable(value)
+        if completed is None:
+            raise _Broken([])
+        return completed
 
-        def non_null(value: Any) -> Any:
-            if value is None:
-                raise _Broken([])
-            completed = nullable(value)
-            if completed is None:
-                raise _Broken([])
-            return completed
+    return non_null
 
-        return non_null
-    if is_list_type(type_):
-        item = _output(schema, type_.of_type, inner, fragments, attributes)
 
-        def items(value: Any) -> Any:
-            if value is None:
-                return None
-            out = []
-            for index, each in enumerate(value):
-                try:
-                    out.append(item(each))
-                except _Broken as broken:
-                    raise _Broken([index, *broken.path]) from None
-            return out
-
-        return items
-    if is_leaf_type(type_):
-        serialize = type_.serialize
-
-        def leaf(value: Any) -> Any:
-            if value is None:
-                return None
+def _items(item: Complete) -> Complete:
+    def items(value: Any) -> Any:
+        if value is None:
+            return None
+        out = []
+        for index, each in enumerate(value):
             try:
-                serialized = serialize(value)
-            except Exception as error:
-                raise _Broken([]) from error
-            if serialized is Undefined or serialized is None:
-                raise _Broken([])
-            return serialized
+                out.append(item(each))
+            except _Broken as broken:
+                raise _Broken([index, *broken.path]) from None
+        return out
 
-        return leaf
-    if is_object_type(type_):
-        complete = _object(schema, type_, inner, fragments, attributes)
-        return lambda value: None if value is None else complete(value)
-    raise _NotCompiled  # an interface or union below the root: not in these types
+    return items
+
+
+def _leaf(serialize: Callable[[Any], Any]) -> Complete:
+    def leaf(value: Any) -> Any:
+        if value is None:
+            return None
+        try:
+            serialized = serialize(value)
+        except Exception as error:
+            raise _Broken([]) from error
+        if serialized is Undefined or serialized is None:
+            raise _Broken([])
+        return serialized
+
+    return leaf
 
 
 def _plain_fields(*types: Any) -> dict[str, dict[str, str]]:
