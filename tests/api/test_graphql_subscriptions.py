@@ -155,3 +155,15 @@ def test_a_subscription_without_a_credential_ends_with_an_auth_error(table):
     # An execution error: sent as the operation's result, not a protocol "error".
     assert message["type"] == "next" and message["payload"]["data"] is None
     assert message["payload"]["errors"][0]["extensions"]["code"] == "auth/missing"
+
+
+@pytest.mark.parametrize("message", ["not json", "[" * 3000])
+def test_a_message_that_is_not_json_closes_the_socket_with_4400(table, message):
+    # Nested too deeply for Python's parser, strawberry let a RecursionError escape and
+    # the connection died with it; now it is malformed JSON like any other (4400).
+    with table.client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_text(message)
+        closed = ws.receive()
+
+    assert closed["type"] == "websocket.close" and closed["code"] == 4400
+

@@ -3,6 +3,8 @@ subscriptions over graphql-transport-ws."""
 
 from __future__ import annotations
 
+import json
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
@@ -17,6 +19,15 @@ PROTOCOLS = ("graphql-transport-ws",)
 
 
 class FrayGraphQL(GraphQL[Context, None]):
+    def decode_json(self, data: str | bytes) -> object:
+        """JSON nested too deeply for Python's parser is malformed JSON: a 400 for a body
+        ("Unable to parse request body as JSON"), a 4400 close for a websocket message,
+        where strawberry lets the RecursionError escape (a 500, a crashed connection)."""
+        try:
+            return json.loads(data)
+        except RecursionError:
+            raise json.JSONDecodeError("nested too deeply", "", 0) from None
+
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:

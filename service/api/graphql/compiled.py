@@ -75,7 +75,6 @@ MAX_DEPTH = 64
 _ROOT_FIELD = "submitCommand"
 _STREAMING = ("multipart/", "text/event-stream")
 NOT_AN_OBJECT = "The GraphQL request body must be a JSON object"
-UNPARSABLE = "Unable to parse request body as JSON"  # strawberry's words
 
 Complete = Callable[[Any], Any]
 
@@ -463,9 +462,8 @@ class CompiledGraphQL:
     """The ASGI app at /graphql: a POSTed JSON `submitCommand` whose text compiles runs its
     plan; everything else (GraphiQL, other operations, websockets, anything unusual) goes
     to `app`, strawberry's view, with the body it was sent. A POSTed body is read within
-    the size limit (also when it is sent without a length), and two JSON bodies that
-    strawberry's view fails on with a 500 are answered 400 here: one that is neither an
-    object nor a list, and one nested too deeply for Python's parser."""
+    the size limit (also when it is sent without a length), and a JSON body that is
+    neither an object nor a list is answered 400 here (strawberry's view fails on it)."""
 
     def __init__(self, app: ASGIApp, *, compiled: bool = True) -> None:
         self.app = app
@@ -491,10 +489,8 @@ class CompiledGraphQL:
             # The standard library's parser, as strawberry's: orjson reads an integer
             # beyond 64 bits as a float, which a JSON scalar would see.
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # strawberry's view answers (FrayGraphQL)
             return None
-        except RecursionError:  # arrays or objects nested a thousand deep
-            return PlainTextResponse(UNPARSABLE, status_code=400)
         if not isinstance(data, dict | list):
             return PlainTextResponse(NOT_AN_OBJECT, status_code=400)
         if not isinstance(data, dict) or not self.compiled:
