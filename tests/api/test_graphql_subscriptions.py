@@ -166,4 +166,3 @@ def test_a_message_that_is_not_json_closes_the_socket_with_4400(table, message):
         closed = ws.receive()
 
     assert closed["type"] == "websocket.close" and closed["code"] == 4400
-
