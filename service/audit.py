@@ -196,7 +196,7 @@ def _reproduce(
     )
     loaded = Loaded(ruleset, state, previous.version, previous.hash)
     try:
-        command = ruleset.parse_command(first.command)
+        command = ruleset.parse_command(first.command, strict=False)
         _, produced = decide_envelopes(
             loaded,
             command,

@@ -8,6 +8,7 @@ appends nothing.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import secrets
 import uuid
@@ -15,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,7 +35,9 @@ from service.domain.errors import (
     RuleViolation,
 )
 from service.domain.fold import advance, needs_history, replay
+from service.domain.limits import MAX_NUMBER
 from service.domain.messages import Command, Event, deciding, rolls_per_event
+from service.domain.recording import Unrecordable, check_recordable
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import iso, parse_iso
 from service.rules.registry import RULESETS, ruleset_named
@@ -50,9 +53,12 @@ from service.store.keys import check_encounter_id
 from service.store.redis_store import EventStore
 
 Clock = Callable[[], datetime]
+Number = Annotated[int, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
+MAX_VERSION = 2**53 - 1  # JSON's safe integers
 MAX_ATTEMPTS = 16
 BACKOFF_CAP = 0.05
 SNAPSHOT_FORMAT = 1
+_log = logging.getLogger("fray.engine")
 
 
 def wall_clock() -> datetime:
@@ -62,13 +68,16 @@ def wall_clock() -> datetime:
 class CommandRequest(BaseModel):
     """What a client sends: the command, and how to append it."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Strict: `"expected_version": "3"` is refused, not read as 3.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     command_id: str | None = Field(default=None, min_length=1, max_length=100)
-    expected_version: int | None = Field(default=None, ge=0)
+    expected_version: int | None = Field(default=None, ge=0, le=MAX_VERSION)
     command: dict[str, Any]
-    dice: list[int] | None = Field(default=None, max_length=1000, description="Table dice faces.")
-    deck_orders: list[list[int]] | None = Field(default=None, max_length=20)
+    dice: list[Number] | None = Field(
+        default=None, max_length=1000, description="Table dice faces."
+    )
+    deck_orders: list[list[Number]] | None = Field(default=None, max_length=20)
 
 
 @dataclass
@@ -154,10 +163,10 @@ class Engine:
             rolls=[],
             prev_hash=ZERO_HASH,
         )
+        first = _stored(envelope)
+        check_recordable(ruleset, [created], [first.body])
         try:
-            await self.store.create(
-                encounter_id, _stored(envelope), seed, {"ruleset": ruleset.name}
-            )
+            await self.store.create(encounter_id, first, seed, {"ruleset": ruleset.name})
         except EncounterExists as error:
             raise FrayError(
                 f"an encounter with id '{encounter_id}' already exists", code="encounter/exists"
@@ -312,15 +321,21 @@ class Engine:
             state = loaded.ruleset.apply(loaded.state, events)
             changes = deadline_changes(events)
         deadlines, cancels = _deadlines(encounter_id, changes)
+        stored = [_stored(e) for e in envelopes]
+        try:
+            check_recordable(loaded.ruleset, events, [s.body for s in stored])
+        except Unrecordable as error:
+            _log.error(
+                "command %s (%s) of encounter %s refused before its append: %s",
+                command_id,
+                request.command.get("type"),
+                encounter_id,
+                error.message,
+            )
+            raise
         try:
             result = await self.store.append(
-                encounter_id,
-                loaded.version,
-                command_id,
-                fingerprint,
-                [_stored(e) for e in envelopes],
-                deadlines,
-                cancels,
+                encounter_id, loaded.version, command_id, fingerprint, stored, deadlines, cancels
             )
         except VersionConflict as error:
             if request.expected_version is not None:

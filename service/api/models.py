@@ -12,7 +12,7 @@ GM_TOKEN_TTL = 86_400
 
 
 class CreateEncounter(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     ruleset: str = Field(min_length=1, max_length=100)
     options: dict[str, Any] | None = None
@@ -26,7 +26,7 @@ class CreateEncounter(BaseModel):
 
 
 class MintToken(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     role: Literal["gm", "player", "observer", "auditor"]
     combatants: list[str] = Field(default_factory=list, max_length=100)

@@ -137,6 +137,8 @@ class Readiness(BaseModel):
 
 AUTH_CODES = ("auth/missing", "auth/invalid-token", "auth/expired")
 BODY_CODES = ("request/malformed-json", "request/invalid")
+# A number out of range or nesting too deep anywhere in a command or the options.
+VALUE_CODES = ("request/number-out-of-range", "request/too-deep")
 ENCOUNTER_ID = "/v1/encounters/{encounter_id}"
 
 
@@ -270,6 +272,7 @@ OPERATIONS: tuple[Operation, ...] = (
                 Error,
                 codes=(
                     *BODY_CODES,
+                    *VALUE_CODES,
                     "encounter/unknown-ruleset",
                     "encounter/bad-options",
                     "encounter/bad-id",
@@ -319,7 +322,7 @@ OPERATIONS: tuple[Operation, ...] = (
                 400,
                 "A malformed body, an unknown command type or a malformed command.",
                 Error,
-                codes=(*BODY_CODES, "command/unknown-type", "command/invalid"),
+                codes=(*BODY_CODES, *VALUE_CODES, "command/unknown-type", "command/invalid"),
             ),
             _unauthorized(),
             _forbidden("Another encounter's credential, or a role that may not send this."),

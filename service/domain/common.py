@@ -31,6 +31,10 @@ from service.domain.table import TurnMoment
 # --- commands ---------------------------------------------------------------------------
 
 
+MAX_POOL = 1_000_000
+"""Largest health or resource a GM adjustment may give or take."""
+
+
 class AddCombatant(Command):
     type: Literal["add-combatant"] = "add-combatant"
     combatant_id: str | None = Field(default=None, min_length=1, max_length=64)
@@ -91,9 +95,10 @@ class AdjustResource(Command):
     type: Literal["adjust-resource"] = "adjust-resource"
     combatant_id: str
     resource: str = Field(default="hp", min_length=1, max_length=40)
-    delta: int | None = None
-    set: int | None = None
-    max: int | None = None
+    # As large as any stat block's health (freeform's hp is 0-1,000,000).
+    delta: int | None = Field(default=None, ge=-MAX_POOL, le=MAX_POOL)
+    set: int | None = Field(default=None, ge=-MAX_POOL, le=MAX_POOL)
+    max: int | None = Field(default=None, ge=-MAX_POOL, le=MAX_POOL)
     reason: str | None = Field(default=None, max_length=200)
 
 

@@ -59,7 +59,7 @@ class DecideContext:
         try:
             return dice.roll(expression, lambda sides: self.roller.die(sides, purpose))
         except dice.DiceError as error:
-            raise RuleViolation("dice/bad-expression", str(error)) from error
+            raise RuleViolation(error.code, str(error)) from error
 
     def die(self, sides: int, purpose: str) -> int:
         return self.roller.die(sides, purpose)

@@ -50,6 +50,7 @@ __all__ = [
     "MAX_EXPRESSION_LENGTH",
     "MAX_NESTING",
     "MAX_SIDES",
+    "MAX_VALUE",
     "BinOp",
     "BinaryOp",
     "Const",
@@ -67,6 +68,7 @@ __all__ = [
     "count_dice_upper_bound",
     "evaluate",
     "parse",
+    "reach",
     "roll",
 ]
 
@@ -78,6 +80,13 @@ MAX_NESTING = 50
 """Deepest nesting of parentheses, unary minus and repeat operands."""
 MAX_EXPANDED_TERMS = 10_000
 """Most constants and dice terms one evaluation may visit once repeats are expanded."""
+MAX_VALUE = 2**31 - 1
+"""Largest magnitude of a constant, a repeat count, and every value an evaluation can reach
+(intermediate and final): GraphQL's `Int`, the widest integer the API carries, so a roll's
+total always fits the event that records it."""
+
+BAD_EXPRESSION = "dice/bad-expression"
+TOO_LARGE = "dice/too-large"
 
 DieSource: TypeAlias = Callable[[int], int]
 """``die(sides)`` returns a face in ``1..sides``."""
@@ -89,13 +98,22 @@ class DiceError(ValueError):
     ``position`` is the 0-based index of the offending character in ``expression``, or
     ``None`` when the problem is the expression as a whole (too long, too many dice). The
     message counts positions from 1, as people do: ``unexpected ')' at position 7 in
-    '2d6 + )'`` has ``position == 6``.
+    '2d6 + )'`` has ``position == 6``. ``code`` is ``dice/too-large`` when the expression is
+    well formed but exceeds a limit, ``dice/bad-expression`` otherwise.
     """
 
-    def __init__(self, reason: str, *, expression: str = "", position: int | None = None) -> None:
+    def __init__(
+        self,
+        reason: str,
+        *,
+        expression: str = "",
+        position: int | None = None,
+        code: str = BAD_EXPRESSION,
+    ) -> None:
         self.reason = reason
         self.expression = expression
         self.position = position
+        self.code = code
         if position is not None:
             reason = f"{reason} at position {position + 1} in '{expression}'"
         super().__init__(reason)
@@ -145,6 +163,7 @@ class Const:
     def __post_init__(self) -> None:
         if self.value < 0:
             raise DiceError(f"a constant cannot be negative (got {self.value}); use Neg")
+        _raise(_constant_problem(self.value))
 
     def __str__(self) -> str:
         return _format(self)
@@ -162,8 +181,7 @@ class Dice:
         problem = _count_problem(self.count) or _sides_problem(self.sides)
         if problem is None and self.keep is not None:
             problem = _keep_problem(self.keep, self.count)
-        if problem is not None:
-            raise DiceError(problem)
+        _raise(problem)
 
     def __str__(self) -> str:
         return _format(self)
@@ -195,9 +213,7 @@ class Repeat:
     operand: Expr
 
     def __post_init__(self) -> None:
-        problem = _repeat_problem(self.times)
-        if problem is not None:
-            raise DiceError(problem)
+        _raise(_repeat_problem(self.times))
 
     def __str__(self) -> str:
         return _format(self)
@@ -206,35 +222,56 @@ class Repeat:
 Expr: TypeAlias = Const | Dice | Neg | BinOp | Repeat
 
 
-def _count_problem(count: int) -> str | None:
+@dataclass(frozen=True, slots=True)
+class _Problem:
+    reason: str
+    code: str = BAD_EXPRESSION
+
+
+def _too_large(reason: str) -> _Problem:
+    return _Problem(reason, TOO_LARGE)
+
+
+def _raise(problem: _Problem | None) -> None:
+    if problem is not None:
+        raise DiceError(problem.reason, code=problem.code)
+
+
+def _count_problem(count: int) -> _Problem | None:
     if count < 1:
-        return f"a dice term needs at least 1 die (got {count})"
+        return _Problem(f"a dice term needs at least 1 die (got {count})")
     if count > MAX_DICE_PER_TERM:
-        return f"too many dice in one term ({count}); the limit is {MAX_DICE_PER_TERM}"
+        return _too_large(f"too many dice in one term ({count}); the limit is {MAX_DICE_PER_TERM}")
     return None
 
 
-def _sides_problem(sides: int) -> str | None:
+def _sides_problem(sides: int) -> _Problem | None:
     if sides < 1:
-        return f"a die needs at least 1 side (got d{sides})"
+        return _Problem(f"a die needs at least 1 side (got d{sides})")
     if sides > MAX_SIDES:
-        return f"too many sides (d{sides}); the limit is d{MAX_SIDES}"
+        return _too_large(f"too many sides (d{sides}); the limit is d{MAX_SIDES}")
     return None
 
 
-def _keep_problem(rule: KeepRule, count: int) -> str | None:
+def _keep_problem(rule: KeepRule, count: int) -> _Problem | None:
     if rule.count < 1:
-        return f"'{rule}' must name at least 1 die"
+        return _Problem(f"'{rule}' must name at least 1 die")
     if rule.kept(count) > count:
-        return f"cannot keep {rule.count} of {count} dice"
+        return _Problem(f"cannot keep {rule.count} of {count} dice")
     if rule.kept(count) < 1:
-        return f"cannot drop {rule.count} of {count} dice; at least one die must be kept"
+        return _Problem(f"cannot drop {rule.count} of {count} dice; at least one die must be kept")
     return None
 
 
-def _repeat_problem(times: int) -> str | None:
+def _repeat_problem(times: int) -> _Problem | None:
     if times < 1:
-        return f"a repeat count must be at least 1 (got {times})"
+        return _Problem(f"a repeat count must be at least 1 (got {times})")
+    return _constant_problem(times)
+
+
+def _constant_problem(value: int) -> _Problem | None:
+    if value > MAX_VALUE:
+        return _too_large(f"the number {value} is too large; the limit is {MAX_VALUE}")
     return None
 
 
@@ -360,13 +397,43 @@ def _binary_bounds(op: BinaryOp, left: tuple[int, int], right: tuple[int, int]) 
             assert_never(op)
 
 
-def _limits_problem(expr: Expr) -> str | None:
+def reach(expr: Expr) -> tuple[int, int, int]:
+    """``bounds(expr)``, and the largest magnitude any part of it can take on the way
+    (intermediate values included)."""
+    match expr:
+        case Const() | Dice():
+            low, high = bounds(expr)
+            return low, high, max(-low, high)
+        case Neg(operand):
+            low, high, widest = reach(operand)
+            return -high, -low, widest
+        case BinOp(op, left, right):
+            left_low, left_high, left_widest = reach(left)
+            right_low, right_high, right_widest = reach(right)
+            low, high = _binary_bounds(op, (left_low, left_high), (right_low, right_high))
+            return low, high, max(left_widest, right_widest, -low, high)
+        case Repeat(times, operand):
+            low, high, widest = reach(operand)
+            return times * low, times * high, max(widest, -times * low, times * high)
+        case _:
+            assert_never(expr)
+
+
+def _limits_problem(expr: Expr) -> _Problem | None:
     dice = count_dice_upper_bound(expr)
     if dice > MAX_DICE_PER_ROLL:
-        return f"too many dice: the expression rolls {dice}; the limit is {MAX_DICE_PER_ROLL}"
+        return _too_large(
+            f"too many dice: the expression rolls {dice}; the limit is {MAX_DICE_PER_ROLL}"
+        )
     terms = _expanded_terms(expr)
     if terms > MAX_EXPANDED_TERMS:
-        return f"the expression expands to {terms} terms; the limit is {MAX_EXPANDED_TERMS}"
+        return _too_large(
+            f"the expression expands to {terms} terms; the limit is {MAX_EXPANDED_TERMS}"
+        )
+    if reach(expr)[2] > MAX_VALUE:
+        return _too_large(
+            f"the expression can reach values beyond ±{MAX_VALUE}, the largest Fray records"
+        )
     return None
 
 
@@ -460,12 +527,12 @@ class _Parser:
         self._token = _scan(self._text, token.end)
         return token
 
-    def _error(self, reason: str, position: int) -> DiceError:
-        return DiceError(reason, expression=self._text, position=position)
+    def _error(self, reason: str, position: int, code: str = BAD_EXPRESSION) -> DiceError:
+        return DiceError(reason, expression=self._text, position=position, code=code)
 
-    def _check(self, problem: str | None, position: int) -> None:
+    def _check(self, problem: _Problem | None, position: int) -> None:
         if problem is not None:
-            raise self._error(problem, position)
+            raise self._error(problem.reason, position, problem.code)
 
     def _unexpected(self) -> DiceError:
         token = self._token
@@ -479,7 +546,9 @@ class _Parser:
     def _nested(self, opener: _Token, parse: Callable[[], Expr]) -> Expr:
         """Parse the operand of ``opener`` (a '(', '-' or 'x'), guarding the nesting depth."""
         if self._depth == MAX_NESTING:
-            raise self._error(f"too deeply nested; the limit is {MAX_NESTING} levels", opener.start)
+            raise self._error(
+                f"too deeply nested; the limit is {MAX_NESTING} levels", opener.start, TOO_LARGE
+            )
         self._depth += 1
         try:
             return parse()
@@ -537,6 +606,7 @@ class _Parser:
             case _Kind.REPEAT:
                 return self._repeat(value, number.start)
             case _:
+                self._check(_constant_problem(value), number.start)
                 return Const(value)
 
     def _repeat(self, times: int, times_position: int) -> Repeat:
@@ -584,13 +654,14 @@ def parse(expression: str) -> Expr:
             f"expression is too long ({len(expression)} characters); "
             f"the limit is {MAX_EXPRESSION_LENGTH}",
             expression=expression,
+            code=TOO_LARGE,
         )
     if not expression.strip():
         raise DiceError("empty expression", expression=expression, position=0)
     expr = _Parser(expression).parse()
     problem = _limits_problem(expr)
     if problem is not None:
-        raise DiceError(problem, expression=expression)
+        raise DiceError(problem.reason, expression=expression, code=problem.code)
     return expr
 
 
@@ -695,7 +766,7 @@ def evaluate(expr: Expr, die: DieSource) -> RollResult:
     normalised = str(expr)
     problem = _limits_problem(expr)
     if problem is not None:
-        raise DiceError(problem, expression=normalised)
+        raise DiceError(problem.reason, expression=normalised, code=problem.code)
     evaluator = _Evaluator(die)
     total, breakdown = evaluator.run(expr)
     return RollResult(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, TypeVar
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated
@@ -17,6 +18,7 @@ from service.domain.envelope import Envelope
 from service.domain.errors import InvalidCommand
 from service.domain.frozen import replace
 from service.domain.legal import common_actions
+from service.domain.limits import check_values
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.options import EncounterOptions
@@ -83,7 +85,10 @@ class RulesetBase(Generic[S]):
     def command_types(self) -> list[str]:
         return sorted(self.command_models)
 
-    def parse_command(self, raw: Any) -> Command:
+    def parse_command(self, raw: Any, *, strict: bool = True) -> Command:
+        """The command model of a client's JSON. Strict: a field of the wrong JSON type is
+        refused, never coerced (`"1"` is not a number). The auditor re-parses stored
+        commands leniently, as the Fray that accepted them did."""
         if not isinstance(raw, dict):
             raise InvalidCommand("a command is a JSON object with a 'type'")
         kind = raw.get("type")
@@ -96,14 +101,19 @@ class RulesetBase(Generic[S]):
                 code="command/unknown-type",
                 details={"valid_types": self.command_types()},
             )
+        what = f"'{kind}' command"
         try:
-            return model.model_validate(raw)
+            if not strict:
+                return model.model_validate(raw)
+            check_values(raw, what)
+            return model.model_validate_json(orjson.dumps(raw), strict=True)
         except ValidationError as error:
-            raise invalid(error, f"'{kind}' command") from None
+            raise invalid(error, what) from None
 
     def parse_options(self, raw: Any) -> EncounterOptions:
+        check_values(raw, "options")
         try:
-            return self.options_model.model_validate(raw or {})
+            return self.options_model.model_validate_json(orjson.dumps(raw or {}), strict=True)
         except ValidationError as error:
             raise invalid(error, "options", code="encounter/bad-options") from None
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from service.domain import clocks, reactions
@@ -62,7 +63,8 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 def validate_stats(model: type[BaseModel], stats: Mapping[str, Any]) -> BaseModel:
     try:
-        return model.model_validate(stats)
+        # Strict, as commands are: a stat of the wrong JSON type is refused, never coerced.
+        return model.model_validate_json(orjson.dumps(stats), strict=True)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'stats'}: {e['msg']}" for e in error.errors()

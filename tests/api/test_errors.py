@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -28,6 +29,13 @@ def tampered(token: str) -> str:
 
 
 COMMAND = {"command": {"type": "roll", "expression": "1d6"}}
+
+
+def deep(levels: int) -> list[Any]:
+    nested: list[Any] = []
+    for _ in range(levels):
+        nested = [nested]
+    return nested
 
 
 def who(f: Fight, credential: str) -> str:
@@ -76,6 +84,44 @@ CASES = [
     pytest.param("expired", COMMAND, 401, "auth/expired", "expired", id="expired token"),
     pytest.param("rival", COMMAND, 403, "auth/forbidden", "tenant", id="another tenant's key"),
     pytest.param("gm", b"x" * 5000, 413, "request/too-large", "limit", id="body over the limit"),
+    pytest.param("player", {"command": {"type": "roll", "expression": "1d6*9999999999*9999999999"}},
+                 422, "dice/too-large", "9999999999 is too large", id="dice: a factor too large"),
+    pytest.param("player", {"command": {"type": "roll", "expression": "99999999999999999999"}},
+                 422, "dice/too-large", "the limit is 2147483647", id="dice: a constant too large"),
+    pytest.param("player", {"command": {"type": "roll", "expression": "-9223372036854775807-2"}},
+                 422, "dice/too-large", "too large", id="dice: past 64 bits"),
+    pytest.param("player", {"command": {"type": "roll", "expression": "65536 * 65536"}},
+                 422, "dice/too-large", "beyond", id="dice: a product too large"),
+    pytest.param("gm", {"command": {"type": "adjust-resource", "combatant_id": "@waiting",
+                                    "delta": "1"}},
+                 400, "command/invalid", "'delta'", id="a number as a string is not coerced"),
+    pytest.param("gm", {"command": {"type": "adjust-resource", "combatant_id": "@waiting",
+                                    "delta": 1.0}},
+                 400, "command/invalid", "'delta'", id="a float for an integer is not coerced"),
+    pytest.param("gm", {**COMMAND, "expected_version": "3"}, 400, "request/invalid",
+                 "expected_version", id="expected_version as a string is not coerced"),
+    pytest.param("gm", {**COMMAND, "expected_version": 2**60}, 400, "request/invalid",
+                 "expected_version", id="expected_version past JSON's safe integers"),
+    pytest.param("gm", {**COMMAND, "dice": [2**70]}, 400, "request/invalid", "dice.0",
+                 id="a table die past 64 bits"),
+    pytest.param("gm", {"command": {"type": "adjust-resource", "combatant_id": "@waiting",
+                                    "delta": 2**40}},
+                 400, "request/number-out-of-range", "'delta'", id="a number out of range"),
+    pytest.param("gm", {"command": {"type": "adjust-resource", "combatant_id": "@waiting",
+                                    "delta": 2_000_000}},
+                 400, "command/invalid", "'delta'", id="a delta beyond any health"),
+    pytest.param("gm", {"command": {"type": "add-combatant", "name": "Ogre",
+                                    "stats": {"hp": 2**64}}},
+                 400, "request/number-out-of-range", "'stats.hp'", id="a stat past 64 bits"),
+    pytest.param("gm", {"command": {"type": "add-combatant", "name": "Ogre",
+                                    "stats": {"hp": -(2**63) - 2}}},
+                 400, "request/number-out-of-range", "'stats.hp'", id="a stat below -2**63"),
+    pytest.param("gm", {"command": {"type": "add-combatant", "name": "Ogre",
+                                    "stats": {"hp": "24"}}},
+                 422, "combatant/bad-stats", "hp", id="a stat as a string is not coerced"),
+    pytest.param("gm", {"command": {"type": "add-combatant", "name": "Ogre",
+                                    "stats": {"notes": deep(40)}}},
+                 400, "request/too-deep", "'stats.notes", id="a command nested too deeply"),
 ]  # fmt: skip
 
 
@@ -99,12 +145,8 @@ async def test_a_bad_command_request_is_answered_with_its_code_and_appends_nothi
     f = the_fight
     before = await f.version()
     headers = bearer(who(f, credential)) if credential else {}
-    if isinstance(body, bytes):
-        content = body
-    else:
-        import orjson
-
-        content = orjson.dumps(_substitute(body, f))
+    # The standard library writes integers of any size, as a hostile client may.
+    content = body if isinstance(body, bytes) else json.dumps(_substitute(body, f)).encode()
     response = await f.api.client.post(
         f"{f.path}/commands",
         content=content,

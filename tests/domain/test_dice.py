@@ -13,6 +13,8 @@ from service.domain.dice import (
     MAX_DICE_PER_ROLL,
     MAX_EXPRESSION_LENGTH,
     MAX_NESTING,
+    MAX_VALUE,
+    TOO_LARGE,
     BinaryOp,
     BinOp,
     Const,
@@ -28,6 +30,7 @@ from service.domain.dice import (
     count_dice_upper_bound,
     evaluate,
     parse,
+    reach,
     roll,
 )
 
@@ -308,6 +311,13 @@ def test_dice_error_is_a_value_error_that_survives_pickling() -> None:
         pytest.param(" " * 500 + "1", None, "too long (501 characters)", id="length"),
         pytest.param("(" * 51 + "1" + ")" * 51, 50, "too deeply nested", id="parentheses"),
         pytest.param("-" * 51 + "1", 50, "too deeply nested", id="minus-signs"),
+        pytest.param("2147483648", 0, "2147483648 is too large", id="constant"),
+        pytest.param("1d6*9999999999*9999999999", 4, "9999999999 is too large", id="factor"),
+        pytest.param("-9223372036854775807-2", 1, "is too large", id="64-bit"),
+        pytest.param("2147483648 x 1", 0, "2147483648 is too large", id="repeat-count"),
+        pytest.param("65536 * 65536", None, "beyond ±2147483647", id="product"),
+        pytest.param("2147483647 + 1 - 1", None, "beyond ±2147483647", id="intermediate"),
+        pytest.param("-(2147483647 + 1)", None, "beyond ±2147483647", id="negative"),
     ],
 )
 def test_exceeding_a_limit_is_a_dice_error(
@@ -318,6 +328,21 @@ def test_exceeding_a_limit_is_a_dice_error(
 
     assert caught.value.position == position
     assert message in str(caught.value)
+    assert caught.value.code == TOO_LARGE
+
+
+@pytest.mark.parametrize("expression", ["2d6 +", "d0", "2d6kh3", "1d6 ) "])
+def test_a_malformed_expression_is_a_bad_expression_not_too_large(expression: str) -> None:
+    with pytest.raises(DiceError) as caught:
+        parse(expression)
+
+    assert caught.value.code == "dice/bad-expression"
+
+
+def test_values_at_the_limit_are_accepted() -> None:
+    assert roll(f"{MAX_VALUE}", lambda sides: sides).total == MAX_VALUE
+    assert roll(f"-{MAX_VALUE}", lambda sides: sides).total == -MAX_VALUE
+    assert roll("46340 * 46340", lambda sides: sides).total == 46340**2
 
 
 @pytest.mark.parametrize(
@@ -428,7 +453,9 @@ def _compound(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
 
 expressions: st.SearchStrategy[Expr] = st.recursive(
     st.builds(Const, st.integers(0, 20)) | dice_terms(), _compound, max_leaves=8
-).filter(lambda e: count_dice_upper_bound(e) <= 200 and _depth(e) <= 20)
+).filter(
+    lambda e: count_dice_upper_bound(e) <= 200 and _depth(e) <= 20 and reach(e)[2] <= MAX_VALUE
+)
 
 
 class DrawnDie:

@@ -7,12 +7,13 @@ adds bonuses to d20 rolls.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
 from service.domain.grid import Cell
+from service.domain.limits import ARRAY
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 from service.domain.table import Frozen
@@ -125,11 +126,11 @@ class D20Stats(Frozen):
     initiative: int = Field(default=0, ge=-10, le=30)
     speed: int = Field(default=30, ge=0, le=500, description="Feet a move action covers.")
     attacks: int = Field(default=1, ge=1, le=10, description="Attacks in a full attack.")
-    weapons: tuple[Weapon, ...] = Field(default=(), max_length=20)
+    weapons: Annotated[tuple[Weapon, ...], ARRAY] = Field(default=(), max_length=20)
     wielding: str | None = Field(
         default=None, description="The weapon in hand at the start; the first one if not given."
     )
-    spells: tuple[SpellEntry, ...] = Field(default=(), max_length=40)
+    spells: Annotated[tuple[SpellEntry, ...], ARRAY] = Field(default=(), max_length=40)
     mana: int = Field(default=0, ge=0, le=1000)
     casting_ability: Ability = "intelligence"
     focus: int = Field(default=0, ge=-5, le=20)

@@ -3,11 +3,12 @@ of hits and reactions still to resolve."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
+from service.domain.limits import ARRAY
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 from service.domain.table import Frozen
@@ -31,7 +32,7 @@ class Weapon(Frozen):
     hit: int = Field(default=4, ge=1, le=7)
     loading: bool = False
     reload_fort: int = Field(default=0, ge=0, le=20)
-    tags: tuple[str, ...] = ()
+    tags: Annotated[tuple[str, ...], ARRAY] = ()
 
     @model_validator(mode="before")
     @classmethod

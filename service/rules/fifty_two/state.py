@@ -3,7 +3,7 @@ field of battle, turns, hits against armor and spells being cast."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     Field,
@@ -15,6 +15,7 @@ from pydantic import (
 
 from service.domain import dice
 from service.domain.errors import RuleViolation
+from service.domain.limits import ARRAY
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 from service.domain.table import Frozen
@@ -114,7 +115,7 @@ class FiftyTwoStats(Frozen):
     speed: int = Field(default=30, ge=0, le=500)
     reflex_save: int = Field(default=0, ge=-10, le=40)
     surprise: bool = Field(default=False, description="Has a surprise attack (§1).")
-    spells: tuple[Spell, ...] = Field(default=(), max_length=40)
+    spells: Annotated[tuple[Spell, ...], ARRAY] = Field(default=(), max_length=40)
 
     @field_validator("normal_damage", "critical_damage")
     @classmethod
