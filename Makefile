@@ -31,7 +31,8 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 fuzz: $(STAMP)
-	FRAY_FUZZ=1 $(BIN)/pytest -q -n auto tests/api/test_schemathesis.py tests/api/test_schemathesis_graphql.py
+	FRAY_FUZZ=1 $(BIN)/pytest -q -n auto tests/api/test_schemathesis.py \
+		tests/api/test_schemathesis_graphql.py tests/api/test_hostile_commands.py
 
 soak: $(STAMP)
 	FRAY_SOAK=1 $(BIN)/pytest -q -m soak tests

@@ -8,8 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from service.domain.common import RemoveCombatant
 from service.domain.context import Actor, DecideContext
 from service.domain.envelope import Envelope
+from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.ruleset import RulesetBase
@@ -32,6 +34,17 @@ class FiftyTwo(RulesetBase[FiftyTwoState]):
     commands = COMMANDS
     events = EVENTS
     seed_sealed = True
+
+    def decide(self, state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[Event]:
+        # The chart, the ranks, the surprise order and the turns hold every combatant from
+        # the start on: one who leaves the fight is taken down (hp 0), not removed.
+        if isinstance(command, RemoveCombatant) and state.phase != "setup":
+            raise RuleViolation(
+                "combatant/in-the-fight",
+                "the fight has begun: take a combatant out with adjust-resource (hp to 0) "
+                "instead of removing it",
+            )
+        return super().decide(state, command, ctx)
 
     def decide_own(self, state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)

@@ -513,3 +513,24 @@ def test_when_both_sides_were_surprised_nobody_gets_surprise_cards():
     # 2 columns + 1 Ally - 1 (the Allies were surprised); no +1, the Allies were too.
     assert only(passed, "column-choice-began") == [{"side": "allies", "columns": 2}]
     assert types(dealt) == ["field-dealt", "round-started", "turn-started"]
+
+
+# --- the roster once the fight has begun ----------------------------------------------------
+
+
+def test_a_combatant_cannot_be_removed_once_the_fight_has_begun():
+    table = seed_fight()
+
+    violation = refused(table, {"type": "remove-combatant", "combatant_id": "evans"})
+
+    assert violation.code == "combatant/in-the-fight"
+    assert "adjust-resource" in violation.message
+
+
+def test_before_the_start_a_combatant_may_still_be_removed():
+    table = encounter()
+    example(table, "alan")
+
+    removed = table.send({"type": "remove-combatant", "combatant_id": "alan"})
+
+    assert types(removed) == ["combatant-removed"]
