@@ -7,7 +7,7 @@ events (DESIGN.md); the `gm_overrides` option decides whether players are told o
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,7 @@ from service.domain.clocks import (
     ClockStopped,
 )
 from service.domain.grid import Cell, GridMap
+from service.domain.hidden import Hidden, Shape
 from service.domain.messages import Command, Event
 from service.domain.reactions import (
     ReactionAnswered,
@@ -41,7 +42,9 @@ class AddCombatant(Command):
     name: str = Field(min_length=1, max_length=100)
     side: str = Field(default="enemies", min_length=1, max_length=40)
     controller: str | None = Field(default=None, max_length=100)
-    stats: dict[str, Any] = Field(default_factory=dict)
+    stats: Annotated[dict[str, Any], Shape("stats", of="combatant_id")] = Field(
+        default_factory=dict
+    )
     position: Cell | None = None
 
 
@@ -51,7 +54,7 @@ class UpdateCombatant(Command):
     name: str | None = Field(default=None, min_length=1, max_length=100)
     side: str | None = Field(default=None, min_length=1, max_length=40)
     controller: str | None = Field(default=None, max_length=100)
-    stats: dict[str, Any] | None = None
+    stats: Annotated[dict[str, Any] | None, Shape("stats", of="combatant_id")] = None
 
 
 class RemoveCombatant(Command):
@@ -96,9 +99,15 @@ class AdjustResource(Command):
     combatant_id: str
     resource: str = Field(default="hp", min_length=1, max_length=40)
     # As large as any stat block's health (freeform's hp is 0-1,000,000).
-    delta: int | None = Field(default=None, ge=-MAX_POOL, le=MAX_POOL)
-    set: int | None = Field(default=None, ge=-MAX_POOL, le=MAX_POOL)
-    max: int | None = Field(default=None, ge=-MAX_POOL, le=MAX_POOL)
+    delta: Annotated[int | None, Hidden(of="combatant_id")] = Field(
+        default=None, ge=-MAX_POOL, le=MAX_POOL
+    )
+    set: Annotated[int | None, Hidden(of="combatant_id")] = Field(
+        default=None, ge=-MAX_POOL, le=MAX_POOL
+    )
+    max: Annotated[int | None, Hidden(of="combatant_id")] = Field(
+        default=None, ge=-MAX_POOL, le=MAX_POOL
+    )
     reason: str | None = Field(default=None, max_length=200)
 
 
@@ -225,8 +234,12 @@ class CombatantAdded(Event):
     name: str
     side: str
     controller: str | None = None
-    stats: dict[str, Any] = Field(default_factory=dict)
-    pools: dict[str, dict[str, int | None]] = Field(default_factory=dict)
+    stats: Annotated[dict[str, Any], Shape("stats", of="combatant_id")] = Field(
+        default_factory=dict
+    )
+    pools: Annotated[dict[str, dict[str, int | None]], Hidden(of="combatant_id", shown_as={})] = (
+        Field(default_factory=dict)
+    )
     position: Cell | None = None
 
 
@@ -236,7 +249,7 @@ class CombatantUpdated(Event):
     name: str | None = None
     side: str | None = None
     controller: str | None = None
-    stats: dict[str, Any] | None = None
+    stats: Annotated[dict[str, Any] | None, Shape("stats", of="combatant_id")] = None
 
 
 class CombatantRemoved(Event):
@@ -274,6 +287,7 @@ class EncounterEnded(Event):
 
 class ResourceAdjusted(Event):
     type: Literal["resource-adjusted"] = "resource-adjusted"
+    health_of = "combatant_id"
     combatant_id: str
     resource: str
     before: int

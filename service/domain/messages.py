@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +32,11 @@ class Command(Message):
 
 class Event(Message):
     """Base of every event: subclasses set `type: Literal["..."]`."""
+
+    health_of: ClassVar[str | None] = None
+    """Set on an event that is wholly about a combatant's health (a pool's change, damage
+    taken): the field naming that combatant. With `hide_enemy_health`, players and
+    observers of other sides are not told of the event at all."""
 
     def model_post_init(self, context: Any, /) -> None:
         marks = _MARKS.get()

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.domain.errors import RuleViolation
 from service.domain.frozen import replace
+from service.domain.hidden import Shape
 from service.domain.messages import Event
 from service.domain.timefmt import later
 
@@ -57,7 +58,7 @@ class ReactionWindow(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
-    trigger: dict[str, Any]
+    trigger: Annotated[dict[str, Any], Shape("trigger")]
     eligible: dict[str, tuple[str, ...]]
     order: tuple[str, ...]
     deadline: str | None = None
@@ -75,7 +76,7 @@ class ReactionWindow(BaseModel):
 class ReactionWindowOpened(Event):
     type: Literal["reaction-window-opened"] = "reaction-window-opened"
     window_id: str
-    trigger: dict[str, Any]
+    trigger: Annotated[dict[str, Any], Shape("trigger")]
     eligible: dict[str, tuple[str, ...]]
     order: tuple[str, ...]
     deadline: str | None = None
@@ -93,7 +94,7 @@ class ReactionWindowClosed(Event):
     type: Literal["reaction-window-closed"] = "reaction-window-closed"
     window_id: str
     reason: CloseReason
-    trigger: dict[str, Any] = Field(default_factory=dict)
+    trigger: Annotated[dict[str, Any], Shape("trigger")] = Field(default_factory=dict)
     reactions: tuple[tuple[str, str], ...] = ()
 
 

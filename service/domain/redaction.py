@@ -2,16 +2,20 @@
 
 GMs, the system and auditors see everything. Players and observers do not see hidden GM
 notes; when `gm_overrides` is hidden they are not told of GM adjustments; when
-`hide_enemy_health` is on they see other sides' health only as a word.
+`hide_enemy_health` is on they see other sides' health only as a word. What is health is
+declared on the models (`Hidden`, `Shape` and `Event.health_of`, see hidden.py); every view
+below derives from those declarations, so REST, SSE, exports and GraphQL all agree.
 """
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from service.domain.common import GM_OVERRIDE_EVENTS
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
+from service.domain.hidden import Hides, hide
 from service.domain.table import Combatant, Table
 from service.domain.views import (
     ClockView,
@@ -34,11 +38,24 @@ def viewer_sides(table: Table, viewer: Actor) -> set[str]:
     return {c.side for c in table.combatants.values() if c.id in viewer.combatants}
 
 
-def health_hidden(state: EncounterState, combatant: Combatant, viewer: Actor | None) -> bool:
+def enemy_health(state: EncounterState, viewer: Actor | None) -> Hides | None:
+    """Whether `viewer` may not see the health of a combatant, by id; None when it may see
+    everyone's. A combatant the state cannot place (removed since, or no id) is hidden."""
     if sees_everything(viewer) or not state.options.hide_enemy_health:
-        return False
+        return None
     assert viewer is not None
-    return combatant.side not in viewer_sides(state.table, viewer)
+    table = state.table
+    sides: list[set[str]] = []  # the viewer's sides, looked up once when first needed
+
+    def hides(combatant_id: object) -> bool:
+        found = table.combatants.get(combatant_id) if isinstance(combatant_id, str) else None
+        if found is None:
+            return True
+        if not sides:
+            sides.append(viewer_sides(table, viewer))
+        return found.side not in sides[0]
+
+    return hides
 
 
 def health_word(combatant: Combatant) -> str:
@@ -59,13 +76,15 @@ def summarize(
     details: dict[str, Any] | None = None,
 ) -> EncounterSummary:
     table = state.table
+    hides = enemy_health(state, viewer)
+    trigger_plan = ruleset.hidden_in(ruleset.trigger_model) if hides is not None else None
     return EncounterSummary(
         ruleset=ruleset.name,
         version=version,
         phase=ruleset.phase_label(state),
         round=ruleset.round(state),
         acting=ruleset.acting(state),
-        combatants=[_combatant(state, c, viewer) for c in table.combatants.values()],
+        combatants=[_combatant(c, hides) for c in table.combatants.values()],
         clocks=[
             ClockView(
                 id=c.id,
@@ -79,15 +98,20 @@ def summarize(
             if c.status in ("running", "paused")
         ],
         reaction_windows=[
-            WindowView(id=w.id, trigger=w.trigger, waiting_for=w.waiting_for(), deadline=w.deadline)
+            WindowView(
+                id=w.id,
+                trigger=w.trigger if hides is None else hide(w.trigger, trigger_plan, hides)[0],
+                waiting_for=w.waiting_for(),
+                deadline=w.deadline,
+            )
             for w in table.open_windows()
         ],
         details=details,
     )
 
 
-def _combatant(state: EncounterState, c: Combatant, viewer: Actor | None) -> CombatantSummary:
-    hidden = health_hidden(state, c, viewer)
+def _combatant(c: Combatant, hides: Hides | None) -> CombatantSummary:
+    hidden = hides is not None and hides(c.id)
     pools = (
         {} if hidden else {k: PoolView(current=p.current, max=p.max) for k, p in c.pools.items()}
     )
@@ -106,19 +130,11 @@ def _combatant(state: EncounterState, c: Combatant, viewer: Actor | None) -> Com
 
 
 def redact_event(
-    envelope: Envelope,
-    viewer: Actor | None,
-    state: EncounterState,
-    health_events: frozenset[str] = frozenset({"resource-adjusted"}),
+    ruleset: RulesetBase[Any], envelope: Envelope, viewer: Actor | None, state: EncounterState
 ) -> dict[str, Any] | None:
-    """The envelope as this viewer may see it, or None when the viewer is not told of it.
-
-    `health_events` are the event types that reveal a combatant's health (its
-    `combatant_id`): hidden from players when the encounter hides other sides' health.
-    """
+    """The envelope as this viewer may see it, or None when the viewer is not told of it."""
     if sees_everything(viewer):
         return envelope.to_dict()
-    assert viewer is not None
     data = envelope.data
     if data.get("hidden") is True:
         return None
@@ -128,43 +144,60 @@ def redact_event(
         and state.options.gm_overrides == "hidden"
     ):
         return None
-    combatant = state.table.combatants.get(str(data.get("combatant_id", "")))
-    if (
-        envelope.type in health_events
-        and combatant is not None
-        and health_hidden(state, combatant, viewer)
-    ):
+    hides = enemy_health(state, viewer)
+    if hides is None:
+        return envelope.to_dict()
+    return without_health(ruleset, envelope.to_dict(), hides)
+
+
+def without_health(
+    ruleset: RulesetBase[Any], shown: dict[str, Any], hides: Hides
+) -> dict[str, Any] | None:
+    """The envelope less the health `hides` names: None for an event wholly about it, else
+    its hidden fields blanked in `data` and in the echoed `command`, and the draws that made
+    them left out of `rolls`."""
+    model = ruleset.event_models.get(shown["type"])
+    command = shown["command"]
+    commanded = ruleset.command_models.get(command.get("type")) if command else None
+    in_data = ruleset.hidden_in(model) if model is not None else None
+    in_command = ruleset.hidden_in(commanded) if commanded is not None else None
+    health_of = model.health_of if model is not None else None
+    if health_of is None and in_data is None and in_command is None:
+        return shown  # most events: nothing of them is health
+    data = shown["data"]
+    if health_of is not None and hides(data.get(health_of)):
         return None
-    return envelope.to_dict()
-
-
-def hide_damage(
-    shown: dict[str, Any], viewer: Actor | None, state: EncounterState, damage_purpose: str
-) -> dict[str, Any]:
-    """With `hide_enemy_health`, an attack on another side shows that it hit, not the
-    damage: neither the number (`damage` becomes null) nor the rolls whose purpose starts
-    with `damage_purpose`."""
-    target = state.table.combatants.get(str(shown["data"].get("target")))
-    if target is None or not health_hidden(state, target, viewer):
+    new_data, rolls = hide(data, in_data, hides)
+    if in_command is not None:
+        # An add-combatant without an id belongs to the combatant its event names.
+        command, more = hide(command, in_command, hides, data.get("combatant_id"))
+        rolls += more
+    drawn = [r for r in shown["rolls"] if not _made_by(r, rolls)] if rolls else shown["rolls"]
+    if new_data is data and command is shown["command"] and len(drawn) == len(shown["rolls"]):
         return shown
-    return {
-        **shown,
-        "data": {**shown["data"], "damage": None},
-        "rolls": [
-            r for r in shown["rolls"] if not str(r.get("purpose")).startswith(damage_purpose)
-        ],
-    }
+    return {**shown, "data": new_data, "command": command, "rolls": drawn}
 
 
-def redact_state(state: EncounterState, viewer: Actor | None) -> dict[str, Any]:
+def _made_by(roll: dict[str, Any], globs: list[str]) -> bool:
+    purpose = str(roll.get("purpose"))
+    return any(fnmatchcase(purpose, glob) for glob in globs)
+
+
+def redact_state(
+    ruleset: RulesetBase[Any], state: EncounterState, viewer: Actor | None
+) -> dict[str, Any]:
     """The full ruleset state as JSON, less what this viewer may not see."""
     dumped: dict[str, Any] = state.model_dump(mode="json")
     if sees_everything(viewer):
         return dumped
     table = dumped["table"]
     table["notes"] = [n for n in table["notes"] if not n["hidden"]]
+    hides = enemy_health(state, viewer)
+    if hides is None:
+        return dumped
+    shown: dict[str, Any] = hide(dumped, ruleset.hidden_in(type(state)), hides)[0]
+    combatants = shown["table"]["combatants"]
     for cid, combatant in state.table.combatants.items():
-        if health_hidden(state, combatant, viewer):
-            table["combatants"][cid]["pools"] = {}
-            table["combatants"][cid]["health_word"] = health_word(combatant)
-    return dumped
+        if hides(cid):
+            combatants[cid] = {**combatants[cid], "health_word": health_word(combatant)}
+    return shown

@@ -17,6 +17,7 @@ from service.domain.context import Actor, DecideContext
 from service.domain.envelope import Envelope
 from service.domain.errors import InvalidCommand
 from service.domain.frozen import replace
+from service.domain.hidden import Fields, Shapes, plan_of
 from service.domain.legal import common_actions
 from service.domain.limits import check_values
 from service.domain.messages import Command, Event
@@ -55,6 +56,12 @@ class NoStats(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+class NoTrigger(BaseModel):
+    """A reaction window's trigger where the ruleset marks nothing in it hidden."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 def _type_of(model: type[BaseModel]) -> str:
     default = model.model_fields["type"].default
     assert isinstance(default, str)
@@ -72,13 +79,24 @@ class RulesetBase(Generic[S]):
     events: ClassVar[tuple[type[Event], ...]] = ()
     event_schemas: ClassVar[dict[str, int]] = {}
     upcasters: ClassVar[dict[tuple[str, int], Upcaster]] = {}
-    health_events: ClassVar[frozenset[str]] = frozenset({"resource-adjusted"})
+    trigger_model: ClassVar[type[BaseModel]] = NoTrigger
+    """The shape of this ruleset's reaction-window triggers, for the fields it hides."""
     seed_sealed: ClassVar[bool] = False
     """True where the seed orders something no viewer may know before the end."""
 
     def __init__(self) -> None:
         self.command_models = {_type_of(m): m for m in (*COMMON_COMMANDS, *self.commands)}
         self.event_models = {_type_of(m): m for m in (*COMMON_EVENTS, *self.events)}
+        self.shapes: Shapes = (("stats", self.stats_model), ("trigger", self.trigger_model))
+        self._plans: dict[type[BaseModel], Fields | None] = {}
+
+    def hidden_in(self, model: type[BaseModel]) -> Fields | None:
+        """Where `model` (an event, command, state or trigger) holds hidden fields."""
+        # Looked up for every event read: a dict keyed by class beats hashing the shapes.
+        try:
+            return self._plans[model]
+        except KeyError:
+            return self._plans.setdefault(model, plan_of(model, self.shapes))
 
     # --- parsing ---------------------------------------------------------------------
 
@@ -196,10 +214,10 @@ class RulesetBase(Generic[S]):
         self, envelope: Envelope, viewer: Actor | None, state: S
     ) -> dict[str, Any] | None:
         """The event as `viewer` may see it, or None when the viewer is not told of it."""
-        return redact_event(envelope, viewer, state, self.health_events)
+        return redact_event(self, envelope, viewer, state)
 
     def redact_state(self, state: S, viewer: Actor | None) -> dict[str, Any]:
-        return redact_state(state, viewer)
+        return redact_state(self, state, viewer)
 
     def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
         return narrate_with({}, kind, data, names)

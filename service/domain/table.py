@@ -5,13 +5,14 @@ Each ruleset's state holds one `Table` as `table` and adds what its own rules ne
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.domain.clocks import Clock
 from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, GridMap
+from service.domain.hidden import Hidden, Shape
 from service.domain.reactions import ReactionPolicy, ReactionWindow
 
 Phase = Literal["setup", "running", "ended"]
@@ -46,8 +47,9 @@ class Combatant(Frozen):
     name: str
     side: str
     controller: str | None = None
-    stats: dict[str, Any] = Field(default_factory=dict)
-    pools: dict[str, Pool] = Field(default_factory=dict)
+    stats: Annotated[dict[str, Any], Shape("stats", of="id")] = Field(default_factory=dict)
+    # Every pool (hit points, REF, mana) counts as health: none of an enemy's is shown.
+    pools: Annotated[dict[str, Pool], Hidden(of="id", shown_as={})] = Field(default_factory=dict)
     conditions: tuple[Condition, ...] = ()
     position: Cell | None = None
     out_of_fight: bool = False

@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from service.domain.common import MoveToken
 from service.domain.context import Actor, DecideContext
-from service.domain.envelope import Envelope
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
@@ -77,11 +76,6 @@ class CombatII(RulesetBase[CombatIIState]):
 
     def summary_details(self, state: CombatIIState, viewer: Actor | None) -> dict[str, Any]:
         return views.details(state, viewer)
-
-    def redact_event(
-        self, envelope: Envelope, viewer: Actor | None, state: CombatIIState
-    ) -> dict[str, Any] | None:
-        return views.redact(envelope, viewer, state)
 
     def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
         return narrate_with(views.NARRATION, kind, data, names)

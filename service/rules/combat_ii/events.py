@@ -77,7 +77,12 @@ class AttackRolled(Event):
 
 
 class DamageRolled(Event):
+    """A blow's damage, with its dice in the envelope's `rolls`: the target's health, so a
+    player of another side is not told of it (`hide_enemy_health`); `attack-rolled` still
+    says the blow hit."""
+
     type: Literal["damage-rolled"] = "damage-rolled"
+    health_of = "target"
     attacker: str | None
     target: str
     source: str

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from service.domain.errors import RuleViolation
+from service.domain.hidden import Hidden
 from service.domain.table import Frozen, Pool
 
 CasterKind = Literal["priest", "wizard", "ranger", "paladin"]
@@ -83,7 +84,10 @@ class Caster(Frozen):
     specialist: dict[SpellLevel, SpellCount] = Field(default_factory=dict)
     """A specialist's extra spells by spell level."""
     innate: tuple[InnateSpell, ...] = ()
-    current: dict[PoolName, Annotated[int, Field(ge=0, le=10_000)]] = Field(default_factory=dict)
+    # What the pools hold on joining: hidden like the pools themselves.
+    current: Annotated[
+        dict[PoolName, Annotated[int, Field(ge=0, le=10_000)]], Hidden(shown_as={})
+    ] = Field(default_factory=dict)
     """Mana carried in from an earlier fight: pool name -> what it holds on joining; the
     pools it leaves out start full."""
 

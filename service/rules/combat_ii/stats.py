@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
+from service.domain.hidden import Hidden
 from service.domain.table import Combatant, Frozen
 from service.rules.combat_ii.abilities import (
     ThiefSkill,
@@ -260,7 +261,7 @@ class CombatIIStats(Frozen):
     tables in abilities.py; THAC0, AC (with Dexterity counted), MV and attacks per round
     are the sheet's own."""
 
-    hp: int = Field(default=8, ge=1, le=10_000)
+    hp: Annotated[int, Hidden()] = Field(default=8, ge=1, le=10_000)
     thac0: int = Field(default=20, ge=-10, le=30)
     ac: int = Field(default=10, ge=-15, le=15)
     mv: int = Field(default=12, ge=0, le=60, description="Base movement per round.")

@@ -8,11 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from service.domain.context import Actor
-from service.domain.envelope import Envelope
 from service.domain.errors import RuleViolation
 from service.domain.legal import common_actions
 from service.domain.narration import Names
-from service.domain.redaction import health_hidden, redact_event, sees_everything
+from service.domain.redaction import sees_everything
 from service.domain.views import ActionOption
 from service.rules.combat_ii import attacks, casting, initiative
 from service.rules.combat_ii.abilities import perception
@@ -304,17 +303,6 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
         )
     ),
 }
-
-
-def redact(envelope: Envelope, viewer: Actor | None, state: CombatIIState) -> dict[str, Any] | None:
-    """The shared redaction, and with `hide_enemy_health` a player is not told the damage
-    another side takes: its `damage-rolled` (the amount and the dice, which travel with it)
-    is left out like its `resource-adjusted`; the `attack-rolled` still says it hit."""
-    shown = redact_event(envelope, viewer, state)
-    if shown is None or envelope.type != "damage-rolled":
-        return shown
-    target = state.table.combatants.get(str(envelope.data.get("target")))
-    return None if target is not None and health_hidden(state, target, viewer) else shown
 
 
 def details(state: CombatIIState, viewer: Actor | None) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from service.domain.context import Actor, DecideContext
-from service.domain.envelope import Envelope
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.ruleset import RulesetBase
@@ -35,7 +34,6 @@ class D20ActionPoints(RulesetBase[D20State]):
     stats_model = D20Stats
     commands = COMMANDS
     events = EVENTS
-    health_events = views.HEALTH_EVENTS
 
     def decide_own(self, state: D20State, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)
@@ -68,11 +66,6 @@ class D20ActionPoints(RulesetBase[D20State]):
 
     def legal_actions(self, state: D20State, viewer: Actor) -> list[ActionOption]:
         return views.legal_actions(state, viewer)
-
-    def redact_event(
-        self, envelope: Envelope, viewer: Actor | None, state: D20State
-    ) -> dict[str, Any] | None:
-        return views.redact(envelope, viewer, state)
 
     def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
         return narrate_with(views.NARRATION, kind, data, names)

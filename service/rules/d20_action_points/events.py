@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from service.domain.grid import Cell
+from service.domain.hidden import Hidden
 from service.domain.messages import Event
 from service.domain.table import Frozen
 from service.rules.d20_action_points.state import (
@@ -17,6 +18,10 @@ from service.rules.d20_action_points.state import (
     Surprise,
     Weapon,
 )
+
+# The damage of a blow or a spell on a combatant is its health, and so are its dice
+# ("damage: longsword on Goblin", "damage: Magic Missile").
+Damage = Annotated[int | None, Hidden(of="target", rolls="damage: *")]
 
 # --- before combat ----------------------------------------------------------------------
 
@@ -235,7 +240,7 @@ class AttackRolled(Event):
     hit: bool
     critical_hit: bool = False
     critical_fail: bool = False
-    damage: int | None = 0
+    damage: Damage = 0
     feet: int | None = None
     backstab: int | None = Field(default=None, description="The multiplier, on a backstab.")
     reaction: str | None = Field(
@@ -254,7 +259,7 @@ class SpellCast(Event):
     dc: int
     outcome: Literal["cast", "failed"]
     mana: int
-    damage: int | None = None
+    damage: Damage = None
 
 
 class SpellInterrupted(Event):
@@ -368,6 +373,7 @@ class Killed(Event):
 
 class LevelDrained(Event):
     type: Literal["level-drained"] = "level-drained"
+    health_of = "combatant_id"
     combatant_id: str
     attacker: str
     level: int

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
 from service.domain.grid import Cell
+from service.domain.hidden import Hidden
 from service.domain.limits import ARRAY
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
@@ -109,10 +110,10 @@ class D20Stats(Frozen):
     """A character's or a monster's stat block."""
 
     kind: Kind = "monster"
-    hp: int = Field(default=1, ge=1, le=10_000)
+    hp: Annotated[int, Hidden()] = Field(default=1, ge=1, le=10_000)
     ac: int = Field(default=10, ge=0, le=60)
     level: int = Field(default=1, ge=1, le=40, description="Level, or a monster's Hit Dice.")
-    hp_per_level: int | None = Field(
+    hp_per_level: Annotated[int | None, Hidden()] = Field(
         default=None, ge=1, le=1000, description="Hit points a level (energy drain); hp/level."
     )
     strength: int = ABILITY
@@ -131,10 +132,11 @@ class D20Stats(Frozen):
         default=None, description="The weapon in hand at the start; the first one if not given."
     )
     spells: Annotated[tuple[SpellEntry, ...], ARRAY] = Field(default=(), max_length=40)
-    mana: int = Field(default=0, ge=0, le=1000)
+    # Mana and Heroic Points start pools, which are hidden like hit points.
+    mana: Annotated[int, Hidden()] = Field(default=0, ge=0, le=1000)
     casting_ability: Ability = "intelligence"
     focus: int = Field(default=0, ge=-5, le=20)
-    heroic_points: int = Field(default=0, ge=0, le=20)
+    heroic_points: Annotated[int, Hidden()] = Field(default=0, ge=0, le=20)
     group: str | None = Field(default=None, max_length=60, description="The GM's combat group.")
     humanoid: bool = True
     has_back: bool = True

@@ -7,19 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from service.domain.context import Actor
-from service.domain.envelope import Envelope
 from service.domain.legal import common_actions
 from service.domain.narration import Names
-from service.domain.redaction import hide_damage, redact_event
 from service.domain.views import ActionOption
 from service.rules.d20_action_points.action_points import ACTIONS, ActionName
 from service.rules.d20_action_points.combat import engaged_foes
 from service.rules.d20_action_points.state import D20State
 from service.rules.d20_action_points.turns import acts_this_round, party_sides, stats_of
-
-HEALTH_EVENTS = frozenset({"resource-adjusted", "level-drained"})
-DAMAGE_EVENTS = frozenset({"attack-rolled", "spell-cast"})
-DAMAGE_ROLL = "damage: "
 
 
 def phase_label(state: D20State) -> str:
@@ -276,13 +270,6 @@ def turn_actions(state: D20State, cid: str) -> list[ActionOption]:
         offer("release", "release", "Let go")
     offer("talk", "talk", "Talk")
     return out
-
-
-def redact(envelope: Envelope, viewer: Actor | None, state: D20State) -> dict[str, Any] | None:
-    shown = redact_event(envelope, viewer, state, HEALTH_EVENTS)
-    if shown is not None and envelope.type in DAMAGE_EVENTS:
-        shown = hide_damage(shown, viewer, state, DAMAGE_ROLL)
-    return shown
 
 
 # --- narration --------------------------------------------------------------------------

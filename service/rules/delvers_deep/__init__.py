@@ -17,7 +17,12 @@ from service.rules.delvers_deep import decide, views
 from service.rules.delvers_deep.commands import COMMANDS
 from service.rules.delvers_deep.events import EVENTS
 from service.rules.delvers_deep.evolve import evolve_own
-from service.rules.delvers_deep.state import DelversOptions, DelversState, DelversStats
+from service.rules.delvers_deep.state import (
+    DelversOptions,
+    DelversState,
+    DelversStats,
+    DelversTrigger,
+)
 from service.rules.delvers_deep.turns import next_side
 
 
@@ -30,7 +35,7 @@ class DelversDeep(RulesetBase[DelversState]):
     stats_model = DelversStats
     commands = COMMANDS
     events = EVENTS
-    health_events = frozenset({"resource-adjusted", "damage-taken"})
+    trigger_model = DelversTrigger
 
     def decide_own(self, state: DelversState, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)

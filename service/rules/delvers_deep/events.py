@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from service.domain.grid import Cell
+from service.domain.hidden import Hidden
 from service.domain.messages import Event
 from service.rules.delvers_deep.state import Check, Side
 
 Points = dict[str, int]
+DAMAGE_ROLLS = "* damage"
+"""The draws of a blow's or a spell's damage: "maul damage", "Lance of Dawn damage"."""
 
 
 class ReflexRolled(Event):
@@ -80,7 +83,7 @@ class AttackRolled(Event):
     dice: tuple[int, ...]
     hit_on: int
     hit: bool
-    damage: int = 0
+    damage: Annotated[int, Hidden(of="target", rolls=DAMAGE_ROLLS)] = 0
     tags: tuple[str, ...] = ()
     cost: Points = Field(default_factory=dict)
     reaction: bool = False
@@ -102,7 +105,7 @@ class SpellCast(Event):
     roll: int | None = None
     dc: int | None = None
     success: bool = True
-    damage: int = 0
+    damage: Annotated[int, Hidden(of="target", rolls=DAMAGE_ROLLS)] = 0
     tags: tuple[str, ...] = ()
     cost: Points = Field(default_factory=dict)
 
@@ -199,6 +202,7 @@ class ReactionRefused(Event):
 
 class DamageTaken(Event):
     type: Literal["damage-taken"] = "damage-taken"
+    health_of = "combatant_id"
     combatant_id: str
     amount: int
     rolled: int

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
+from service.domain.hidden import Hidden
 from service.domain.limits import ARRAY
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
@@ -63,14 +64,16 @@ class Spell(Frozen):
 
 
 class DelversStats(Frozen):
-    """delvers-deep 4.1: a stat block. FORT, REF and WILL are pool maxima; health is "hp"."""
+    """delvers-deep 4.1: a stat block. FORT, REF and WILL are pool maxima; health is "hp".
+    All four are hidden with `hide_enemy_health`: the pools are, and "fortitude is tied to
+    Health" (4.1 Movement, Design Note)."""
 
     kind: Literal["pc", "creature"] = "creature"
     size: Literal["small", "medium", "large"] = "medium"
-    fort: int = Field(default=0, ge=0, le=100)
-    ref: int = Field(default=0, ge=0, le=100)
-    will: int = Field(default=0, ge=0, le=100)
-    health: int = Field(default=1, ge=1, le=10_000)
+    fort: Annotated[int, Hidden()] = Field(default=0, ge=0, le=100)
+    ref: Annotated[int, Hidden()] = Field(default=0, ge=0, le=100)
+    will: Annotated[int, Hidden()] = Field(default=0, ge=0, le=100)
+    health: Annotated[int, Hidden()] = Field(default=1, ge=1, le=10_000)
     recovery: int = Field(default=0, ge=0, le=100)
     recovery_order: tuple[PoolName, ...] = POOLS
     health_dc: int = Field(default=4, ge=1, le=7)
@@ -159,9 +162,22 @@ class Pending(Frozen):
     actor: str
     target: str
     weapon: str | None = None
-    damage: int = 0
+    damage: Annotated[int, Hidden(of="target")] = 0
     tags: tuple[str, ...] = ()
     attackers: tuple[str, ...] = ()
+    description: str | None = None
+
+
+class DelversTrigger(Frozen):
+    """The shape of a delvers-deep reaction window's trigger (attacks.open_next), declared
+    for what it hides: a hit's damage is its target's health."""
+
+    resolves: int
+    actor: str
+    target: str
+    kind: Literal["attack", "opportunity-attack", "interact"]
+    weapon: str | None = None
+    damage: Annotated[int, Hidden(of="target")] = 0
     description: str | None = None
 
 

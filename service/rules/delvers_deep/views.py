@@ -162,7 +162,9 @@ def _paid(cost: dict[str, int]) -> str:
 
 def _attack(d: dict[str, Any], n: Names) -> str:
     verb = "strikes back at" if d.get("reaction") else "attacks"
-    result = f"hits for {d['damage']}" if d["hit"] else "misses"
+    # The damage is null for a viewer who may not see the target's health.
+    damage = f" for {d['damage']}" if d.get("damage") is not None else ""
+    result = f"hits{damage}" if d["hit"] else "misses"
     return (
         f"{n(d['attacker'])} {verb} {n(d['target'])} with the {d['weapon']}{_paid(d['cost'])}:"
         f" rolled {_dice(d['dice'])} against {d['hit_on']}+ and {result}."

@@ -96,10 +96,10 @@ class FiftyTwo(RulesetBase[FiftyTwoState]):
     def redact_event(
         self, envelope: Envelope, viewer: Actor | None, state: FiftyTwoState
     ) -> dict[str, Any] | None:
-        return views.redact(envelope, viewer, state)
+        return views.seal(envelope, super().redact_event(envelope, viewer, state), viewer, state)
 
     def redact_state(self, state: FiftyTwoState, viewer: Actor | None) -> dict[str, Any]:
-        return views.redacted_state(state, viewer)
+        return views.sealed_state(super().redact_state(state, viewer), state, viewer)
 
     def narrate(self, kind: str, data: dict[str, Any], names: Names) -> str:
         return narrate_with(views.NARRATION, kind, data, names)

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from service.domain.hidden import Hidden
 from service.domain.messages import Event
 from service.rules.fifty_two.cards import Card
+from service.rules.fifty_two.sides import DAMAGE_ROLL
+
+# The damage of a blow or a spell on a combatant is its health, and so are its dice.
+Damage = Annotated[int, Hidden(of="target", rolls=f"{DAMAGE_ROLL} (*")]
 
 Side = Literal["allies", "enemies"]
 Cards = tuple[Card, ...]
@@ -61,7 +66,7 @@ class SurpriseAttacked(Event):
     type: Literal["surprise-attacked"] = "surprise-attacked"
     combatant_id: str
     target: str
-    damage: int
+    damage: Damage
 
 
 class SurprisePassed(Event):
@@ -202,7 +207,7 @@ class AttackExecuted(Event):
     hits_before: int
     hits_after: int
     registered: bool
-    damage: int = 0
+    damage: Damage = 0
 
 
 class InitiativeRaised(Event):
@@ -257,7 +262,7 @@ class OpportunityAttacked(Event):
     hits_before: int
     hits_after: int
     registered: bool
-    damage: int = 0
+    damage: Damage = 0
 
 
 class SpellCast(Event):
@@ -301,7 +306,7 @@ class SpellTookEffect(Event):
     combatant_id: str
     spell: str
     target: str | None = None
-    damage: int = 0
+    damage: Damage = 0
     save: Literal["none", "failed", "succeeded", "declined"] = "none"
     save_roll: int | None = None
     save_cost: int = 0

@@ -15,6 +15,7 @@ from pydantic import (
 
 from service.domain import dice
 from service.domain.errors import RuleViolation
+from service.domain.hidden import Hidden
 from service.domain.limits import ARRAY
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
@@ -68,7 +69,7 @@ class Spell(Frozen):
 class FiftyTwoStats(Frozen):
     """A combatant as the seed's Addendum lists one (fifty-two Addendum, §2, §5.1, §5.3)."""
 
-    hp: int = Field(default=1, ge=1, le=100_000)
+    hp: Annotated[int, Hidden()] = Field(default=1, ge=1, le=100_000)
     dex_mod: int = Field(default=0, ge=-10, le=30)
     str_mod: int = Field(default=0, ge=-10, le=30)
     dex: int | None = Field(default=None, ge=1, le=60, description="DEX score (§2.1 #6).")

@@ -10,20 +10,16 @@ from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.legal import common_actions
 from service.domain.narration import Names
-from service.domain.redaction import hide_damage, redact_event, redact_state
 from service.domain.views import ActionOption
 from service.rules.fifty_two import armor, card_actions, layout
 from service.rules.fifty_two.cards import Card, parse_card
 from service.rules.fifty_two.reflex import PRONE, STAND_UP_COST
-from service.rules.fifty_two.sides import DAMAGE_ROLL, as_ally, opposes, side_of, stats_of
+from service.rules.fifty_two.sides import as_ally, opposes, side_of, stats_of
 from service.rules.fifty_two.state import ALLIES, FiftyTwoState, Turn
 from service.rules.fifty_two.turns import later_to_act
 
 SHUFFLES = frozenset({"shuffle the deck", "padding", "reshuffle the discard stack"})
 SEALED_EVENTS = frozenset({"field-dealt", "discard-reshuffled"})
-DAMAGE_EVENTS = frozenset(
-    {"surprise-attacked", "attack-executed", "opportunity-attacked", "spell-took-effect"}
-)
 SEALED_COMMAND_FIELDS = ("deck", "reshuffle")
 DASH = "\u2013"  # an en dash, as in "the 10♠ to 10♦ pair"
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -34,10 +30,10 @@ def sealed(state: FiftyTwoState) -> bool:
     return state.phase != "ended"
 
 
-def redact(envelope: Envelope, viewer: Actor | None, state: FiftyTwoState) -> dict[str, Any] | None:
-    shown = redact_event(envelope, viewer, state, frozenset({"resource-adjusted"}))
-    if shown is not None and envelope.type in DAMAGE_EVENTS:
-        shown = hide_damage(shown, viewer, state, f"{DAMAGE_ROLL} (")
+def seal(
+    envelope: Envelope, shown: dict[str, Any] | None, viewer: Actor | None, state: FiftyTwoState
+) -> dict[str, Any] | None:
+    """The event as shown (the shared redaction), less the sealed pool's order."""
     if shown is None or viewer is None or viewer.role == "system" or not sealed(state):
         return shown
     if envelope.type in SEALED_EVENTS:
@@ -54,8 +50,10 @@ def redact(envelope: Envelope, viewer: Actor | None, state: FiftyTwoState) -> di
     return shown
 
 
-def redacted_state(state: FiftyTwoState, viewer: Actor | None) -> dict[str, Any]:
-    dumped = redact_state(state, viewer)
+def sealed_state(
+    dumped: dict[str, Any], state: FiftyTwoState, viewer: Actor | None
+) -> dict[str, Any]:
+    """The state as shown (the shared redaction), less the sealed pool."""
     field = dumped.get("field")
     if field is not None:
         field["pool_size"] = len(field["pool"])

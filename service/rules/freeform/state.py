@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from service.domain import dice
+from service.domain.hidden import Hidden
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 
@@ -29,7 +30,7 @@ class FreeformStats(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     initiative_modifier: int = Field(default=0, ge=-100, le=100)
-    hp: int | None = Field(default=None, ge=0, le=1_000_000)
+    hp: Annotated[int | None, Hidden()] = Field(default=None, ge=0, le=1_000_000)
     group: str | None = Field(default=None, max_length=60)
 
 

@@ -36,7 +36,6 @@ class HexTactical(RulesetBase[HexState]):
     stats_model = HexStats
     commands = COMMANDS
     events = EVENTS
-    health_events = frozenset({"resource-adjusted", "damage-dealt", "terrain-damaged"})
 
     def decide(self, state: HexState, command: Command, ctx: DecideContext) -> list[Event]:
         if isinstance(command, MoveToken) and not ctx.actor.is_gm:

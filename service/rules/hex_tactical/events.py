@@ -89,6 +89,7 @@ class StoodUp(Event):
 
 class TerrainDamaged(Event):
     type: Literal["terrain-damaged"] = "terrain-damaged"
+    health_of = "combatant_id"
     combatant_id: str
     cell: Cell
     kind: Literal["passing", "stationary"]
@@ -174,6 +175,7 @@ class Defended(Event):
 
 class DamageDealt(Event):
     type: Literal["damage-dealt"] = "damage-dealt"
+    health_of = "combatant_id"
     combatant_id: str
     attacker: str | None
     weapon: str | None

@@ -4,12 +4,13 @@ reserved moves, and the queue of interruptions still to resolve)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from service.domain import dice
 from service.domain.grid import Cell
+from service.domain.hidden import Hidden
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 from service.domain.table import Combatant, Frozen
@@ -89,7 +90,7 @@ class HexStats(Frozen):
     """A combatant of the base system (see base.py): skill scores out of 100, hit points,
     armor that soaks damage, and a speed in feet per move action."""
 
-    hp: int = Field(default=10, ge=1, le=10_000)
+    hp: Annotated[int, Hidden()] = Field(default=10, ge=1, le=10_000)
     armor: int = Field(default=0, ge=0, le=100)
     speed: int = Field(default=30, ge=0, le=1000, description="Feet per move action.")
     initiative: int = SCORE

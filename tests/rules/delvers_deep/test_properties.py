@@ -4,8 +4,9 @@ A state machine plays options drawn from `legal_actions` (for the GM and the pla
 server dice), answers and closes reaction windows, lets the turn clock run out (or sends a
 stale expiry) and sometimes tries an illegal command. After every step the fold of the
 stored envelopes equals the live state, a refused command stores nothing, no FORT, REF,
-WILL or hp pool is below zero or above its maximum, and the turn clock runs exactly while a
-turn does.
+WILL or hp pool is below zero or above its maximum, the turn clock runs exactly while a
+turn does, and every reaction window's trigger has the shape `DelversTrigger` declares for
+what it hides.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from service.domain.context import GM, SYSTEM, Actor
 from service.domain.errors import RuleViolation
 from service.domain.views import ActionOption
 from service.rules.delvers_deep import RULESET
-from service.rules.delvers_deep.state import DelversState
+from service.rules.delvers_deep.state import DelversState, DelversTrigger
 from tests.rules.harness import Table
 
 PLAYER = Actor("p1", "player", frozenset({"ani", "bramli"}))
@@ -218,6 +219,11 @@ class DelversPlay(RuleBasedStateMachine):
         for combatant in self.state.table.combatants.values():
             for name, pool in combatant.pools.items():
                 assert 0 <= pool.current <= (pool.max or 0), (combatant.id, name, pool)
+
+    @invariant()
+    def every_trigger_has_the_declared_shape(self):
+        for window in self.state.table.windows.values():
+            DelversTrigger.model_validate(window.trigger)
 
 
 DelversPlay.TestCase.settings = settings(

@@ -6,7 +6,8 @@ from service.domain.context import GM
 from service.domain.narration import namer
 from service.rules.delvers_deep import RULESET
 from service.rules.delvers_deep.events import EVENTS
-from tests.rules.delvers_deep.given import PLAYER, creature, duel, encounter, pc, start
+from service.rules.delvers_deep.state import DelversTrigger
+from tests.rules.delvers_deep.given import PLAYER, creature, duel, encounter, only, pc, start
 
 
 def offered(table, viewer=PLAYER) -> dict[str, list]:
@@ -161,3 +162,30 @@ def test_players_see_the_start_of_a_fight_through_their_rolls():
     start(table, 6)
 
     assert offered(table)["end-turn"][0].actor == "hero"
+
+
+def test_with_hidden_health_a_player_sees_its_hit_land_but_not_its_damage_anywhere():
+    """`hide_enemy_health`: the damage of a blow on a creature is its health, in the
+    `attack-rolled`, the dodge window's trigger (event, state and summary) alike."""
+    table = duel(hide_enemy_health=True)
+
+    struck = table.send(
+        {"type": "attack", "combatant_id": "hero", "weapon": "sword", "target": "foe"},
+        actor=PLAYER,
+        dice=[6, 3],
+    )
+
+    rolled, opened = (e for e in struck if e.type in ("attack-rolled", "reaction-window-opened"))
+    shown = RULESET.redact_event(rolled, PLAYER, table.state)
+    assert shown["data"]["hit"] is True and shown["data"]["damage"] is None
+    assert [r["purpose"] for r in shown["rolls"]] == ["Hero's sword"]
+    window = RULESET.redact_event(opened, PLAYER, table.state)["data"]["trigger"]
+    assert window["kind"] == "attack" and window["damage"] is None
+    state = RULESET.redact_state(table.state, PLAYER)
+    assert [w["trigger"]["damage"] for w in state["table"]["windows"].values()] == [None]
+    summary = RULESET.summary(table.state, PLAYER)
+    assert [w.trigger["damage"] for w in summary.reaction_windows] == [None]
+    assert only(struck, "attack-rolled")[0]["damage"] == 3
+    assert RULESET.redact_event(rolled, GM, table.state) == rolled.to_dict()
+    assert RULESET.summary(table.state, GM).reaction_windows[0].trigger["damage"] == 3
+    DelversTrigger.model_validate(opened.data["trigger"])

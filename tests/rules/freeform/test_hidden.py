@@ -6,7 +6,6 @@ import pytest
 
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
-from service.domain.redaction import redact_event, redact_state
 from service.rules.freeform import RULESET
 from tests.rules.freeform.given import BRAMLI, OBSERVER, add, encounter, refused, state_of
 from tests.rules.harness import Table
@@ -15,7 +14,7 @@ AUDITOR = Actor("a", "auditor")
 
 
 def seen_by(table: Table, envelope: Envelope, viewer: Actor) -> bool:
-    return redact_event(envelope, viewer, state_of(table)) is not None
+    return RULESET.redact_event(envelope, viewer, state_of(table)) is not None
 
 
 def party(**options) -> Table:
@@ -66,9 +65,9 @@ def test_hidden_notes_are_kept_from_players_in_events_and_state():
     table.send({"type": "add-note", "text": "it is raining"})
 
     assert seen_by(table, note[0], GM) and not seen_by(table, note[0], BRAMLI)
-    notes = redact_state(state_of(table), BRAMLI)["table"]["notes"]
+    notes = RULESET.redact_state(state_of(table), BRAMLI)["table"]["notes"]
     assert [n["text"] for n in notes] == ["it is raining"]
-    assert len(redact_state(state_of(table), GM)["table"]["notes"]) == 2
+    assert len(RULESET.redact_state(state_of(table), GM)["table"]["notes"]) == 2
 
 
 def test_only_the_gm_writes_hidden_notes():
