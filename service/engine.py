@@ -35,6 +35,7 @@ from service.domain.errors import (
     RuleViolation,
 )
 from service.domain.fold import advance, needs_history, replay
+from service.domain.ids import check_id, public_id, stream_id
 from service.domain.limits import MAX_NUMBER
 from service.domain.messages import Command, Event, deciding, rolls_per_event
 from service.domain.recording import Unrecordable, check_recordable
@@ -130,15 +131,16 @@ class Engine:
         encounter_id: str | None = None,
         seed: bytes | None = None,
         actor: Actor,
+        tenant: str | None = None,
     ) -> tuple[str, Envelope]:
+        """A new encounter; its id as the tenant knows it (the store keeps it under
+        `stream_id(tenant, id)`), and its first event."""
         ruleset = ruleset_named(ruleset_name)
+        if encounter_id is not None:
+            check_id(encounter_id, "encounter")
         parsed = ruleset.parse_options(options)
         encounter_id = encounter_id or uuid.uuid4().hex
-        if not _well_formed(encounter_id):
-            raise FrayError(
-                "an encounter id is 1-200 characters without spaces or braces",
-                code="encounter/bad-id",
-            )
+        stored_as = stream_id(tenant, encounter_id)
         seed_source = "client" if seed is not None else "server"
         seed = seed if seed is not None else secrets.token_bytes(32)
         created = EncounterCreated(
@@ -166,7 +168,7 @@ class Engine:
         first = _stored(envelope)
         check_recordable(ruleset, [created], [first.body])
         try:
-            await self.store.create(encounter_id, first, seed, {"ruleset": ruleset.name})
+            await self.store.create(stored_as, first, seed, {"ruleset": ruleset.name})
         except EncounterExists as error:
             raise FrayError(
                 f"an encounter with id '{encounter_id}' already exists", code="encounter/exists"
@@ -177,7 +179,7 @@ class Engine:
         """The current state: from the cache or a snapshot, plus the events after it."""
         head = await self.store.head(encounter_id) if _well_formed(encounter_id) else None
         if head is None:
-            raise NotFound(f"there is no encounter '{encounter_id}'")
+            raise _unknown(encounter_id)
         cached = self._cache.get(encounter_id)
         if cached is not None and cached.version <= head.version:
             self._cache.move_to_end(encounter_id)
@@ -196,10 +198,10 @@ class Engine:
     async def load_at(self, encounter_id: str, version: int) -> Loaded:
         """The state as of version N: what everyone saw then."""
         if not _well_formed(encounter_id):
-            raise NotFound(f"there is no encounter '{encounter_id}'")
+            raise _unknown(encounter_id)
         stream = _envelopes(await self.store.read(encounter_id, up_to=version))
         if not stream:
-            raise NotFound(f"there is no encounter '{encounter_id}'")
+            raise _unknown(encounter_id)
         ruleset = ruleset_named(str(stream[0].data["ruleset"]))
         return Loaded(ruleset, replay(ruleset, stream), stream[-1].version, stream[-1].hash)
 
@@ -234,7 +236,7 @@ class Engine:
         if seed is None:
             seed = await self.store.seed(encounter_id)
             if seed is None:
-                raise NotFound(f"there is no encounter '{encounter_id}'")
+                raise _unknown(encounter_id)
             self._seeds[encounter_id] = seed
         return seed
 
@@ -344,7 +346,7 @@ class Engine:
         except CommandIdReused as error:
             raise _reused(command_id) from error
         except EncounterNotFound as error:
-            raise NotFound(f"there is no encounter '{encounter_id}'") from error
+            raise _unknown(encounter_id) from error
         if result.duplicate:
             return await self._replayed(
                 encounter_id, command_id, result.first_version, result.last_version
@@ -508,6 +510,10 @@ def _deadlines(
         )
         deadlines.append(Deadline(change.key, parse_iso(change.due).timestamp(), payload))
     return deadlines, cancels
+
+
+def _unknown(encounter_id: str) -> NotFound:
+    return NotFound(f"there is no encounter '{public_id(encounter_id)}'")
 
 
 def _conflict(expected: int, actual: int) -> Conflict:

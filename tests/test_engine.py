@@ -318,7 +318,7 @@ def test_a_malformed_encounter_id_is_refused_on_create_and_not_found_on_read(red
             await engine.load_at("", 3)
         return created.value
 
-    assert run(redis_url, scenario).code == "encounter/bad-id"
+    assert run(redis_url, scenario).code == "request/bad-id"
 
 
 def test_an_unknown_ruleset_names_the_ones_fray_runs(redis_url):

@@ -27,6 +27,7 @@ from service.config import Settings
 from service.domain.canonical import canonical_bytes
 from service.domain.context import Actor, Role
 from service.domain.errors import Forbidden, NotFound
+from service.domain.ids import is_id, stream_id
 from service.engine import Engine
 from service.store.errors import InvalidArgument
 
@@ -43,6 +44,11 @@ class Principal:
     kind: Literal["tenant", "token"]
     tenant: str | None
     encounter_id: str | None  # the token's encounter (None for tenant keys)
+    stream: str | None = None  # where the asked-for encounter lives in the store
+
+    def stream_of(self) -> str:
+        assert self.stream is not None, "a principal resolved for an encounter"
+        return self.stream
 
 
 def tenant_actor(tenant: str) -> Actor:
@@ -58,6 +64,11 @@ def parse_keys(keys: Sequence[str]) -> dict[str, str]:
         name, sep, secret = key.partition(":")
         if not sep:
             name, secret = hashlib.sha256(key.encode()).hexdigest()[:8], key
+        if not is_id(name):  # a tenant names where its encounters live in the store
+            raise ValueError(
+                f"FRAY_API_KEYS: tenant name {name!r} is not an id (1-64 letters, digits, "
+                "'.', '_', '~' or '-', starting with a letter or digit)"
+            )
         if secret:
             parsed[secret] = name
     return parsed
@@ -163,12 +174,22 @@ class Auth:
     async def principal(
         self, authorization: str | None, encounter_id: str | None, engine: Engine
     ) -> Principal:
+        """Who is asking, and (for `encounter_id`, the id in the path) where that encounter
+        lives in the store. Ids are per tenant: another tenant's encounter is answered as an
+        unknown one (404), so ids cannot be probed."""
         credential = bearer(authorization)
         tenant = self._tenant_key(credential)
         if tenant is not None:
-            if encounter_id is not None and await self.owner(encounter_id, engine) != tenant:
-                raise Forbidden("this API key's tenant did not create this encounter")
-            return Principal(tenant_actor(tenant), "tenant", tenant, None)
+            stream = None
+            if encounter_id is not None:
+                stream = stream_id(tenant, encounter_id)
+                try:
+                    owner = await self.owner(stream, engine)
+                except NotFound:
+                    raise NotFound(f"there is no encounter '{encounter_id}'") from None
+                if owner != tenant:
+                    raise NotFound(f"there is no encounter '{encounter_id}'")
+            return Principal(tenant_actor(tenant), "tenant", tenant, None, stream)
         payload = self.verify(credential)
         enc = str(payload.get("enc"))
         if encounter_id is not None and enc != encounter_id:
@@ -180,7 +201,8 @@ class Auth:
             frozenset(str(c) for c in combatants),
         )
         owner = payload.get("tenant")
-        return Principal(actor, "token", str(owner) if owner is not None else None, enc)
+        tenant = str(owner) if owner is not None else None
+        return Principal(actor, "token", tenant, enc, stream_id(tenant, enc))
 
     async def owner(self, encounter_id: str, engine: Engine) -> str | None:
         """The tenant that created an encounter: the actor of its first event (immutable,

@@ -8,13 +8,14 @@ import time
 import orjson
 from starlette.requests import Request
 
-from service.api.access import credential, encounter_id_of, engine_of, viewer
+from service.api.access import credential, engine_of, viewer
 from service.api.bodies import json_body
 from service.api.metrics import Metrics
 from service.api.ratelimit import RateLimiter
 from service.api.responses import JSONResponse
 from service.api.views import redacted_envelopes, sees_raw_events
 from service.domain.errors import FrayError
+from service.domain.ids import split_stream
 from service.engine import CommandRequest, Loaded, Outcome
 from service.rules.registry import RULESETS
 
@@ -26,7 +27,7 @@ async def post_command(request: Request) -> JSONResponse:
     limiter: RateLimiter = request.app.state.limiter
     await limiter.check(credential(request))
     body = await json_body(request, CommandRequest)
-    encounter_id = encounter_id_of(request)
+    encounter_id = principal.stream_of()
     engine = engine_of(request)
     started = time.perf_counter()
     try:
@@ -79,9 +80,11 @@ def _record(
     metrics.command(ruleset, kind, outcome, seconds)
     if result is not None and not result.duplicate:
         metrics.inc("fray_appends_total", by=len(result.events))
+    tenant, public = split_stream(encounter_id)
     line = {
         "event": "command",
-        "encounter_id": encounter_id,
+        "tenant": tenant,
+        "encounter_id": public,
         "command_id": command_id,
         "type": kind,
         "outcome": outcome,

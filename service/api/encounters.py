@@ -52,6 +52,7 @@ async def create_encounter(request: Request) -> JSONResponse:
             encounter_id=body.encounter_id,
             seed=bytes.fromhex(body.seed) if body.seed else None,
             actor=tenant_actor(tenant),
+            tenant=tenant,
         )
     except FrayError as error:
         if error.code == "encounter/exists":  # the engine reports it as a plain 400
@@ -74,16 +75,16 @@ async def create_encounter(request: Request) -> JSONResponse:
 
 async def get_encounter(request: Request) -> JSONResponse:
     principal = await viewer(request)
-    encounter_id = encounter_id_of(request)
+    stream = principal.stream_of()
     engine = engine_of(request)
     as_of = query_int(request, "as_of", 0, 1, None)
-    loaded = await (engine.load_at(encounter_id, as_of) if as_of else engine.load(encounter_id))
-    return JSONResponse(encounter_view(loaded, principal.actor, encounter_id))
+    loaded = await (engine.load_at(stream, as_of) if as_of else engine.load(stream))
+    return JSONResponse(encounter_view(loaded, principal.actor, encounter_id_of(request)))
 
 
 async def legal_actions(request: Request) -> JSONResponse:
     principal = await viewer(request)
-    loaded = await engine_of(request).load(encounter_id_of(request))
+    loaded = await engine_of(request).load(principal.stream_of())
     actions = loaded.ruleset.legal_actions(loaded.state, principal.actor)
     return JSONResponse(
         {"version": loaded.version, "actions": [a.model_dump(mode="json") for a in actions]}
@@ -96,7 +97,7 @@ async def mint_token(request: Request) -> JSONResponse:
         raise Forbidden("only the GM or the tenant's API key may mint tokens")
     body = await json_body(request, MintToken)
     encounter_id = encounter_id_of(request)
-    loaded = await engine_of(request).load(encounter_id)
+    loaded = await engine_of(request).load(principal.stream_of())
     combatants = sorted(set(body.combatants))
     if body.role == "player":
         if not combatants:
@@ -126,7 +127,7 @@ async def mint_token(request: Request) -> JSONResponse:
 
 async def get_seed(request: Request) -> JSONResponse:
     principal = await viewer(request)
-    encounter_id = encounter_id_of(request)
+    encounter_id = principal.stream_of()
     engine = engine_of(request)
     loaded = await engine.load(encounter_id)
     if loaded.state.table.phase != "ended" and not may_see_seed(principal.actor, loaded.ruleset):
@@ -138,13 +139,13 @@ async def get_seed(request: Request) -> JSONResponse:
         raise Forbidden("only auditors and the GM see the seed before the encounter ends")
     seed = await engine.store.seed(encounter_id)
     if seed is None:
-        raise NotFound(f"there is no encounter '{encounter_id}'")
+        raise NotFound(f"there is no encounter '{encounter_id_of(request)}'")
     return JSONResponse({"seed": seed.hex(), "commitment": sha256_hex(seed)})
 
 
 async def export(request: Request) -> Response:
     principal = await viewer(request)
-    encounter_id = encounter_id_of(request)
+    encounter_id = principal.stream_of()
     engine = engine_of(request)
     loaded = await engine.load(encounter_id)
     actor = principal.actor

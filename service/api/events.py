@@ -10,7 +10,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import encounter_id_of, engine_of, viewer
+from service.api.access import engine_of, viewer
 from service.api.bodies import MAX_QUERY_INT, query_int
 from service.api.errors import InvalidRequest
 from service.api.responses import JSONResponse
@@ -35,7 +35,7 @@ def wants_stream(request: Request) -> bool:
 
 async def list_events(request: Request) -> Response:
     principal = await viewer(request)
-    encounter_id = encounter_id_of(request)
+    encounter_id = principal.stream_of()
     engine = engine_of(request)
     if wants_stream(request):
         after = _resume_from(request)

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from service.domain.ids import ID_PATTERN
+
 MAX_TTL = 30 * 86_400
 DEFAULT_TTL = 3600
 GM_TOKEN_TTL = 86_400
@@ -17,7 +19,13 @@ class CreateEncounter(BaseModel):
     ruleset: str = Field(min_length=1, max_length=100)
     options: dict[str, Any] | None = None
     title: str | None = Field(default=None, max_length=200)
-    encounter_id: str | None = Field(default=None, min_length=1, max_length=200)
+    # Checked by the engine (`request/bad-id`), so the pattern is documented, not enforced here.
+    encounter_id: str | None = Field(
+        default=None,
+        description="Your id for it (per tenant): 1-64 letters, digits, '.', '_', '~' or '-', "
+        "starting with a letter or digit. Fray makes one up when none is given.",
+        json_schema_extra={"pattern": ID_PATTERN},
+    )
     seed: str | None = Field(
         default=None,
         pattern="^[0-9a-fA-F]{64}$",

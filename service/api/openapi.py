@@ -138,7 +138,7 @@ class Readiness(BaseModel):
 AUTH_CODES = ("auth/missing", "auth/invalid-token", "auth/expired")
 BODY_CODES = ("request/malformed-json", "request/invalid")
 # A number out of range or nesting too deep anywhere in a command or the options.
-VALUE_CODES = ("request/number-out-of-range", "request/too-deep")
+VALUE_CODES = ("request/number-out-of-range", "request/too-deep", "request/bad-id")
 ENCOUNTER_ID = "/v1/encounters/{encounter_id}"
 
 
@@ -275,7 +275,6 @@ OPERATIONS: tuple[Operation, ...] = (
                     *VALUE_CODES,
                     "encounter/unknown-ruleset",
                     "encounter/bad-options",
-                    "encounter/bad-id",
                 ),
             ),
             _unauthorized(),

@@ -54,11 +54,11 @@ from service.domain.common import (
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, GridMap, find_path, on_map, terrain_at
+from service.domain.ids import check_id
 from service.domain.messages import Command, Event
 from service.domain.table import Pool, Table, TurnMoment
 
 PoolsFromStats = Callable[[BaseModel], dict[str, Pool]]
-_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
 def validate_stats(model: type[BaseModel], stats: Mapping[str, Any]) -> BaseModel:
@@ -226,12 +226,7 @@ def _add_combatant(
 ) -> list[Event]:
     ctx.require_gm("add combatants")
     combatant_id = command.combatant_id or new_combatant_id(table, command.name)
-    if not _ID.match(combatant_id):
-        raise RuleViolation(
-            "combatant/bad-id",
-            "a combatant id is 1-64 lowercase letters, digits, '-' or '_', starting with a "
-            "letter or digit",
-        )
+    check_id(combatant_id, "combatant")
     if combatant_id in table.combatants:
         raise RuleViolation("combatant/duplicate-id", f"'{combatant_id}' is already in use")
     stats = validate_stats(stats_model, command.stats)

@@ -24,12 +24,14 @@ from hypothesis import strategies as st
 from service.app import create_app
 from service.audit import audit
 from service.domain.envelope import Envelope
+from service.domain.ids import stream_id
 from service.engine import Engine
 from service.rules.registry import RULESETS
 from tests.api.conftest import KEY, bearer, settings_for
 from tests.engine_helpers import COMBATANTS
 
 FUZZ = os.environ.get("FRAY_FUZZ") == "1"
+TENANT = "acme"  # KEY's
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 HOSTILE_INTS = [2**31, -(2**31), 2**53, -(2**53) - 1, 2**63, 2**64, -(2**63) - 2, 10**30]
@@ -160,7 +162,7 @@ class Table:
         return response
 
     def version(self, encounter_id: str) -> int:
-        head = self.run(self.app.state.engine.store.head(encounter_id))
+        head = self.run(self.app.state.engine.store.head(stream_id(TENANT, encounter_id)))
         assert head is not None
         return int(head.version)
 
@@ -212,6 +214,7 @@ def _set_up(table: Table, ruleset: str) -> tuple[str, str, str, list[str]]:
 def _check_stream(table: Table, encounter_id: str) -> None:
     """A fresh engine (no cache: another process) folds the same state; the audit passes."""
     engine: Engine = table.app.state.engine
+    encounter_id = stream_id(TENANT, encounter_id)
     served = table.run(engine.load(encounter_id))
     fresh = table.run(Engine(engine.store).load(encounter_id))
     assert fresh.version == served.version

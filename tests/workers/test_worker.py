@@ -12,6 +12,7 @@ import pytest
 import redis
 
 from service.domain.context import GM
+from service.domain.ids import stream_id
 from service.domain.timefmt import parse_iso
 from service.embedded_redis import RedisServer, free_port
 from service.engine import CommandRequest, Engine
@@ -100,10 +101,11 @@ def test_the_api_killed_between_append_and_scheduling_loses_nothing(
             assert answer.status_code == 201, answer.text
         serve.kill()
         serve.wait(timeout=20)
-    assert of_type(redis_url, encounter_id, "clock-started")
+    stored_as = stream_id("acme", encounter_id)  # KEY's tenant
+    assert of_type(redis_url, stored_as, "clock-started")
     assert redis.Redis.from_url(queue_url).keys("rq:job:*") == []  # nothing was scheduled
     with fray_worker(redis_url, queue_url):
-        wait_until(lambda: expired(redis_url, encounter_id))
+        wait_until(lambda: expired(redis_url, stored_as))
 
 
 def test_two_workers_with_schedulers_fire_each_deadline_once(

@@ -35,6 +35,7 @@ from service.api.graphql.types import (
 from service.api.models import GM_TOKEN_TTL, CreateEncounter, MintToken
 from service.api.views import redacted_envelopes
 from service.domain.errors import Forbidden, FrayError, InvalidCommand
+from service.domain.ids import split_stream, stream_id
 from service.domain.ruleset import invalid
 from service.engine import CommandRequest, Outcome
 
@@ -66,8 +67,10 @@ class Mutation:
                 encounter_id=body.encounter_id,
                 seed=bytes.fromhex(body.seed) if body.seed else None,
                 actor=tenant_actor(tenant),
+                tenant=tenant,
             )
-            loaded = await context.engine.load(encounter_id)
+            stream = stream_id(tenant, encounter_id)
+            loaded = await context.engine.load(stream)
         except FrayError as error:
             raise graphql_error(error) from error
         token, expires = context.auth.mint(
@@ -79,7 +82,7 @@ class Mutation:
             version=created.version,
             gm_token=token,
             gm_token_expires_at=expires.isoformat(),
-            encounter=encounter_of(encounter_id, loaded, tenant_actor(tenant)),
+            encounter=encounter_of(encounter_id, loaded, tenant_actor(tenant), stream),
         )
 
     @fields.mutation(
@@ -143,6 +146,7 @@ async def submit(
     ruleset, kind = "?", "unknown"
     try:
         principal = await context.principal(encounter_id)
+        encounter_id = principal.stream_of()
         if context.limiter is not None:
             await context.limiter.check(bearer(context.authorization))
         named, payload = command_payload(command)
@@ -177,7 +181,7 @@ async def _mint(context: Context, encounter_id: str, body: MintToken) -> Token:
     principal = await context.principal(encounter_id)
     if not principal.actor.is_gm:
         raise Forbidden("only the GM or the tenant's API key may mint tokens")
-    loaded = await context.engine.load(encounter_id)
+    loaded = await context.engine.load(principal.stream_of())
     combatants = sorted(set(body.combatants))
     if body.role == "player":
         if not combatants:
@@ -246,10 +250,12 @@ def _record(
             metrics.rejected(outcome)
         elif not result.duplicate:
             metrics.inc("fray_appends_total", by=len(result.events))
+    tenant, public = split_stream(encounter_id)
     line = {
         "event": "command",
         "api": "graphql",
-        "encounter_id": encounter_id,
+        "tenant": tenant,
+        "encounter_id": public,
         "command_id": command_id,
         "type": kind,
         "outcome": outcome,

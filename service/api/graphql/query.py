@@ -42,7 +42,8 @@ class Query:
             engine = context.engine
             if as_of is not None and as_of < 1:
                 raise FrayError("asOf is a version, 1 or more", code="request/invalid")
-            loaded = await (engine.load_at(id, as_of) if as_of else engine.load(id))
+            stream = principal.stream_of()
+            loaded = await (engine.load_at(stream, as_of) if as_of else engine.load(stream))
         except FrayError as error:
             raise graphql_error(error) from error
-        return encounter_of(id, loaded, principal.actor)
+        return encounter_of(id, loaded, principal.actor, stream)

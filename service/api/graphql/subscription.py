@@ -33,7 +33,7 @@ else:
 async def _open(context: Context, encounter_id: str) -> tuple[Principal, Loaded]:
     try:
         principal = await context.principal(encounter_id)
-        return principal, await context.engine.load(encounter_id)
+        return principal, await context.engine.load(principal.stream_of())
     except FrayError as error:
         raise graphql_error(error) from error
 
@@ -63,16 +63,17 @@ class Subscription:
     ) -> AsyncGenerator[Event, None]:
         context = info.context
         principal, loaded = await _open(context, encounter_id)
+        stream = principal.stream_of()
         if after_version < 0:
             raise graphql_error(FrayError("afterVersion must be 0 or more", code="request/invalid"))
         last = after_version
         try:
-            async with context.hub.subscribe(encounter_id, after_version) as events:
+            async with context.hub.subscribe(stream, after_version) as events:
                 async for stored in events:
                     last = stored.version
                     if stored.version > loaded.version:
                         # Redaction reads the state (options, sides): keep it current.
-                        loaded = await context.engine.load(encounter_id)
+                        loaded = await context.engine.load(stream)
                     envelope = Envelope.from_body(stored.body)
                     seen = redacted_envelope(
                         loaded.ruleset, envelope, principal.actor, loaded.state
@@ -90,14 +91,15 @@ class Subscription:
     ) -> AsyncGenerator[EncounterSummaryType, None]:
         context = info.context
         principal, loaded = await _open(context, encounter_id)
+        stream = principal.stream_of()
         actor = principal.actor
         yield summary_output(loaded.ruleset.summary(loaded.state, actor, loaded.version))
         try:
-            async with context.hub.subscribe(encounter_id, loaded.version) as events:
+            async with context.hub.subscribe(stream, loaded.version) as events:
                 async for stored in events:
                     if stored.version <= loaded.version:
                         continue  # already folded into the last summary sent
-                    loaded = await context.engine.load(encounter_id)
+                    loaded = await context.engine.load(stream)
                     yield summary_output(
                         loaded.ruleset.summary(loaded.state, actor, loaded.version)
                     )

@@ -104,6 +104,7 @@ class Encounter:
     version: int
     _loaded: strawberry.Private[Loaded]
     _actor: strawberry.Private[Actor]
+    _stream: strawberry.Private[str]
 
     @fields.field("The ruleset-independent view every front end can render.")
     def summary(self) -> EncounterSummaryType:
@@ -128,7 +129,7 @@ class Encounter:
             if not 1 <= first <= MAX_PAGE:
                 raise FrayError(f"first must be 1 to {MAX_PAGE}", code="request/invalid")
             stored = await info.context.engine.store.read(
-                self.id, after=start, limit=first + 1, up_to=self.version
+                self._stream, after=start, limit=first + 1, up_to=self.version
             )
         except FrayError as error:
             raise graphql_error(error) from error
@@ -152,13 +153,15 @@ def _cursor(after: str | None) -> int:
     return int(after)
 
 
-def encounter_of(encounter_id: str, loaded: Loaded, actor: Actor) -> Encounter:
+def encounter_of(encounter_id: str, loaded: Loaded, actor: Actor, stream: str) -> Encounter:
+    """The encounter `encounter_id` (as its tenant knows it), stored as `stream`."""
     return Encounter(
         id=encounter_id,
         ruleset=loaded.ruleset.name,
         version=loaded.version,
         _loaded=loaded,
         _actor=actor,
+        _stream=stream,
     )
 
 

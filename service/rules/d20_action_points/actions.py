@@ -322,8 +322,8 @@ def full_attack(state: D20State, command: FullAttack, ctx: DecideContext) -> lis
     """Action Points, Full attack: "If the character has multiple attacks then they make a
     full attack to use them all"; the targets are taken in turn, the last repeated."""
     cid = command.combatant_id
-    for target in command.targets:
-        state.table.combatant(target)
+    for who in (cid, *command.targets):
+        state.table.combatant(who)
     weapon = weapon_for(state, cid, command.weapon, attacks.MELEE)
     events = begin_action(state, cid, "full-attack", ctx)
     now = applied(state, events)

@@ -1349,3 +1349,11 @@ def test_a_disarm_is_toe_to_toe_even_with_a_bow_in_hand():
     act(table, {"type": "move", "combatant_id": "hero", "to": [2, 1]})
     disarm = act(table, {"type": "disarm", "combatant_id": "hero", "target": "foe"}, dice=[10, 5])
     assert only(disarm, "disarm-rolled")[0]["success"] is True
+
+
+def test_a_full_attack_by_an_unknown_combatant_is_refused():
+    table = hidden_thief({**THIEF, "attacks": 2})
+
+    violation = refused(table, {"type": "full-attack", "combatant_id": "", "targets": ["foe"]})
+
+    assert violation.code == "combatant/unknown"
