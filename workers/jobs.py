@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -110,16 +111,46 @@ class _Runner:
 
 class Leases:
     """Who is firing a deadline right now: two workers (or a job and another's drain) never
-    fire one deadline at once. A lease outlives a killed worker by `LEASE_MS` at most."""
+    fire one deadline at once. A lease outlives a killed worker by `LEASE_MS` at most.
+
+    Each take writes a token of its own, and a release deletes the lease only if it still
+    holds that token: a worker that hung past its lease never frees the lease another
+    worker has taken since. One instance serves a whole process, which never holds one
+    deadline twice.
+    """
 
     def __init__(self, client: aioredis.Redis) -> None:
         self._client = client
+        self._held: dict[str, str] = {}
+        self._release = client.register_script(RELEASE)
 
     async def take(self, job_id: str) -> bool:
-        return bool(await self._client.set(lease_key(job_id), "1", nx=True, px=LEASE_MS))
+        if job_id in self._held:
+            return False  # this process is firing it already
+        token = secrets.token_hex(16)
+        self._held[job_id] = token  # before the await: a concurrent take here sees it
+        try:
+            taken = bool(await self._client.set(lease_key(job_id), token, nx=True, px=LEASE_MS))
+        except BaseException:
+            del self._held[job_id]
+            raise
+        if not taken:
+            del self._held[job_id]
+        return taken
 
     async def release(self, job_id: str) -> None:
-        await self._client.delete(lease_key(job_id))
+        token = self._held.pop(job_id, None)
+        if token is not None:
+            await self._release(keys=[lease_key(job_id)], args=[token])
+
+
+# KEYS: the lease; ARGV: the token its holder wrote. Compare and delete in one step.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 def lease_key(job_id: str) -> str:

@@ -21,7 +21,7 @@ from service.store.redis_store import EventStore
 from tests.engine_helpers import send, skirmish
 from tests.workers.conftest import of_type
 from workers.dispatch import QUEUE, Dispatcher, deadline_id, deadline_queue
-from workers.jobs import Leases, drain, fire
+from workers.jobs import Leases, drain, fire, lease_key
 from workers.metrics import DeadlineMetrics
 from workers.sweeper import sweep_once
 
@@ -253,3 +253,33 @@ def test_a_deadline_another_worker_is_firing_is_left_to_it(
 
     assert scenario(redis_url, body) == ("taken", "fired")
     assert len(of_type(redis_url, encounter_id, "clock-expired")) == 1
+
+
+def test_a_lease_that_lapsed_and_was_taken_again_is_not_released_by_its_first_holder(
+    redis_url: str, encounter_id: str
+) -> None:
+    # The first worker hangs past its lease; a second takes the deadline over. When the
+    # first comes back and releases, the second's lease must stand.
+    job_id = f"fray-lease-{encounter_id}"
+
+    async def body() -> tuple[bytes | None, bytes | None]:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            first, second = Leases(client), Leases(client)
+            assert await first.take(job_id)
+            await client.pexpire(lease_key(job_id), 1)  # the lease lapses, as after LEASE_MS
+            for _ in range(1000):  # gone within a millisecond; ten seconds at most
+                if not await client.exists(lease_key(job_id)):
+                    break
+                await asyncio.sleep(0.01)
+            assert await second.take(job_id)
+            await first.release(job_id)
+            standing = await client.get(lease_key(job_id))
+            await second.release(job_id)
+            return standing, await client.get(lease_key(job_id))
+        finally:
+            await client.aclose()
+
+    standing, after = asyncio.run(body())
+    assert standing is not None  # the second worker still holds it
+    assert after is None  # and its own release frees it
