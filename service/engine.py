@@ -311,7 +311,8 @@ class Engine:
         else:
             state = loaded.ruleset.apply(loaded.state, events)
             changes = deadline_changes(events)
-        deadlines, cancels = _deadlines(encounter_id, changes)
+        # The append's last version names this arming of its deadlines (see `_deadlines`).
+        deadlines, cancels = _deadlines(encounter_id, changes, loaded.version + len(envelopes))
         try:
             result = await self.store.append(
                 encounter_id,
@@ -480,8 +481,11 @@ def _fingerprint(request: CommandRequest, actor: Actor) -> str:
 
 
 def _deadlines(
-    encounter_id: str, changes: list[DeadlineChange]
+    encounter_id: str, changes: list[DeadlineChange], armed: int
 ) -> tuple[list[Deadline], list[str]]:
+    """The outbox entries of an append. `armed`, the append's version, is part of each
+    deadline's identity: a rewind that restores a clock which already ran out arms its
+    deadline again for the same time, and that firing must not pass for the first one."""
     deadlines: list[Deadline] = []
     cancels: list[str] = []
     for change in changes:
@@ -489,7 +493,12 @@ def _deadlines(
             cancels.append(change.key)
             continue
         payload = canonical_bytes(
-            {"encounter_id": encounter_id, "due": change.due, "command": change.command}
+            {
+                "encounter_id": encounter_id,
+                "due": change.due,
+                "command": change.command,
+                "armed": armed,
+            }
         )
         deadlines.append(Deadline(change.key, parse_iso(change.due).timestamp(), payload))
     return deadlines, cancels

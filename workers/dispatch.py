@@ -6,9 +6,12 @@ each deadline right after its append (`Dispatcher.schedule`); if that never happ
 process died between the two, or the queue's Redis was down), the sweeper in every
 `fray worker` finds the deadline overdue in the outbox and enqueues it (`workers.sweeper`).
 
-A job carries only ids and a time, and its id is a function of them, so scheduling the same
-deadline twice is one job, and a moved deadline (same key, new time) is a new job: the old
-one finds the outbox changed and does nothing (`workers.jobs`).
+A job carries only ids and a time, and its id is a function of the deadline's identity:
+encounter, key, due time and the version of the append that armed it. Scheduling the same
+deadline twice is one job; a moved deadline (same key, new time) is a new job, and the old
+one finds the outbox changed and does nothing (`workers.jobs`); a deadline armed again for
+the same time (a rewind restores a clock that had already run out) is a new job too, and
+a new command, which the engine does not take for a retry of the first firing.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import orjson
 import redis
 from rq import Queue, Retry
 from rq.serializers import JSONSerializer
@@ -35,30 +39,44 @@ RESULT_TTL = 600  # seconds a finished job (and its answer) is kept for inspecti
 _log = logging.getLogger("fray.workers")
 
 
-def deadline_id(encounter_id: str, key: str, due: float) -> str:
-    """The one job id (and command id) of one deadline: encounter, key and due time."""
-    digest = hashlib.sha256(f"{encounter_id}\0{key}\0{score_text(due)}".encode()).hexdigest()
+def deadline_id(encounter_id: str, key: str, due: float, armed: int | None = None) -> str:
+    """The one job id (and command id) of one deadline: encounter, key, due time and the
+    version that armed it (none in deadlines armed before Fray recorded it)."""
+    identity = f"{encounter_id}\0{key}\0{score_text(due)}"
+    if armed is not None:
+        identity += f"\0{armed}"
+    digest = hashlib.sha256(identity.encode()).hexdigest()
     return f"fray-{digest[:40]}"
+
+
+def armed_version(deadline: Deadline) -> int | None:
+    """The version of the append that armed the deadline, from its outbox payload."""
+    armed = orjson.loads(deadline.payload).get("armed")
+    return armed if isinstance(armed, int) else None
+
+
+def job_id(encounter_id: str, deadline: Deadline) -> str:
+    return deadline_id(encounter_id, deadline.key, deadline.due, armed_version(deadline))
 
 
 def deadline_queue(connection: redis.Redis) -> Queue:
     return Queue(QUEUE, connection=connection, serializer=JSONSerializer)
 
 
-def enqueue(queue: Queue, encounter_id: str, key: str, due: float, *, now: bool) -> None:
+def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, now: bool) -> None:
     """Schedule the deadline's job at its due time, or (`now`) put it on the queue at once."""
     options = {
-        "args": (encounter_id, key, due),
-        "job_id": deadline_id(encounter_id, key, due),
+        "args": (encounter_id, deadline.key, deadline.due),
+        "job_id": job_id(encounter_id, deadline),
         "retry": RETRY,
         "job_timeout": JOB_TIMEOUT,
         "result_ttl": RESULT_TTL,
-        "description": f"deadline {key} of {encounter_id}",
+        "description": f"deadline {deadline.key} of {encounter_id}",
     }
     if now:
         queue.enqueue(FIRE, **options)
     else:
-        queue.enqueue_at(datetime.fromtimestamp(due, UTC), FIRE, **options)
+        queue.enqueue_at(datetime.fromtimestamp(deadline.due, UTC), FIRE, **options)
 
 
 class Dispatcher:
@@ -70,7 +88,7 @@ class Dispatcher:
 
     def schedule_now(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         for deadline in deadlines:
-            enqueue(self._queue, encounter_id, deadline.key, deadline.due, now=False)
+            enqueue(self._queue, encounter_id, deadline, now=False)
 
     async def schedule(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         """Called by the engine after an append that recorded deadlines. Never raises: the

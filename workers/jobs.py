@@ -34,9 +34,9 @@ from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
 from service.engine import CommandRequest, Engine
 from service.store.clients import redis_client
-from service.store.events import score_text
+from service.store.events import Deadline, score_text
 from service.store.redis_store import EventStore
-from workers.dispatch import deadline_id
+from workers.dispatch import job_id
 from workers.metrics import DeadlineMetrics
 
 Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "armed"]
@@ -201,48 +201,68 @@ async def fire(
         return "early"
     if early > 0:
         await asyncio.sleep(early)
-    command_id = deadline_id(encounter_id, key, due)
+    # The outbox says which deadline is due now: whichever job fires it (this one, one
+    # scheduled for an earlier arming at the same time, another worker's drain) fires it
+    # under its own identity, so they take one lease and send one command.
+    deadline = await _pending(engine.store, encounter_id, key, due)
+    if deadline is None:
+        await _report(metrics, encounter_id, key, due, None, "moved", None)
+        return "moved"
+    command_id = job_id(encounter_id, deadline)
     if leases is not None and not await leases.take(command_id):
         return "taken"  # being fired by another job or worker right now
     try:
-        return await _fire(engine, encounter_id, key, due, command_id, metrics)
+        outcome, lateness = await _fire(engine, encounter_id, deadline, command_id)
     finally:
         if leases is not None:
             await leases.release(command_id)
+    await _report(metrics, encounter_id, key, due, command_id, outcome, lateness)
+    return outcome
+
+
+async def _pending(store: EventStore, encounter_id: str, key: str, due: float) -> Deadline | None:
+    """The deadline `key` of the outbox if it is still due at `due`."""
+    for deadline in await store.pending_deadlines(encounter_id):
+        if deadline.key == key and score_text(deadline.due) == score_text(due):
+            return deadline
+    return None
 
 
 async def _fire(
-    engine: Engine,
+    engine: Engine, encounter_id: str, deadline: Deadline, command_id: str
+) -> tuple[Fired, float | None]:
+    command = orjson.loads(deadline.payload)["command"]
+    request = CommandRequest(command_id=command_id, command=command)
+    outcome: Fired
+    lateness: float | None = None
+    try:
+        result = await engine.execute(encounter_id, request, SYSTEM)
+        outcome = "duplicate" if result.duplicate else "fired"
+        if result.events and not result.duplicate:
+            lateness = parse_iso(result.events[0].at).timestamp() - deadline.due
+    except FrayError as error:
+        if error.status >= 500 or error.code == "encounter/busy":
+            raise  # passing: RQ retries the job
+        # The encounter is gone or the rules refuse (e.g. it ended): nothing to fire.
+        _log.warning(
+            "deadline %s of %s refused: %s %s", deadline.key, encounter_id, error.code, error
+        )
+        outcome = "refused"
+    # A no-op expiry appends nothing, so nothing cancelled the deadline: clear it here
+    # (unless it moved or was armed again meanwhile), or the sweeper would find it again.
+    await engine.store.clear_deadline(encounter_id, deadline.key, deadline.due, deadline.payload)
+    return outcome, lateness
+
+
+async def _report(
+    metrics: DeadlineMetrics | None,
     encounter_id: str,
     key: str,
     due: float,
-    command_id: str,
-    metrics: DeadlineMetrics | None,
-) -> Fired:
-    store = engine.store
-    pending = {d.key: d for d in await store.pending_deadlines(encounter_id)}
-    deadline = pending.get(key)
-    outcome: Fired
-    lateness: float | None = None
-    if deadline is None or score_text(deadline.due) != score_text(due):
-        outcome = "moved"
-    else:
-        command = orjson.loads(deadline.payload)["command"]
-        request = CommandRequest(command_id=command_id, command=command)
-        try:
-            result = await engine.execute(encounter_id, request, SYSTEM)
-            outcome = "duplicate" if result.duplicate else "fired"
-            if result.events and not result.duplicate:
-                lateness = parse_iso(result.events[0].at).timestamp() - due
-        except FrayError as error:
-            if error.status >= 500 or error.code == "encounter/busy":
-                raise  # passing: RQ retries the job
-            # The encounter is gone or the rules refuse (e.g. it ended): nothing to fire.
-            _log.warning("deadline %s of %s refused: %s %s", key, encounter_id, error.code, error)
-            outcome = "refused"
-        # A no-op expiry appends nothing, so nothing cancelled the deadline: clear it here
-        # (unless it moved meanwhile), or the sweeper would find it again.
-        await store.clear_deadline(encounter_id, key, due)
+    command_id: str | None,
+    outcome: Fired,
+    lateness: float | None,
+) -> None:
     if metrics is not None:
         await metrics.fired(outcome, lateness)
     line = {
@@ -255,4 +275,3 @@ async def _fire(
         "lateness_s": None if lateness is None else round(lateness, 3),
     }
     _log.info(orjson.dumps(line).decode())
-    return outcome

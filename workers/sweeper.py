@@ -29,7 +29,7 @@ from rq import Queue
 
 from service.store.clients import redis_client
 from service.store.redis_store import EventStore
-from workers.dispatch import deadline_id, deadline_queue, enqueue
+from workers.dispatch import deadline_queue, enqueue, job_id
 
 INTERVAL = 1.0  # seconds between sweeps
 GRACE = 2.0  # seconds a deadline may be overdue before the sweeper steps in
@@ -46,13 +46,13 @@ async def sweep_once(
     enqueued: list[str] = []
     marker_store: redis.Redis = queue.connection
     for encounter_id, deadline in await store.due_deadlines(now - grace, limit=batch):
-        job_id = deadline_id(encounter_id, deadline.key, deadline.due)
-        if marker_store.hget(f"rq:job:{job_id}", "status") == b"queued":
+        job = job_id(encounter_id, deadline)
+        if marker_store.hget(f"rq:job:{job}", "status") == b"queued":
             continue  # waiting its turn behind other jobs: it will run
-        if not marker_store.set(f"fray:swept:{job_id}", "1", nx=True, ex=REPEAT_AFTER):
+        if not marker_store.set(f"fray:swept:{job}", "1", nx=True, ex=REPEAT_AFTER):
             continue
-        enqueue(queue, encounter_id, deadline.key, deadline.due, now=True)
-        enqueued.append(job_id)
+        enqueue(queue, encounter_id, deadline, now=True)
+        enqueued.append(job)
         _log.warning(
             "deadline %s of %s was %.1f s overdue; enqueued it",
             deadline.key,
