@@ -1,10 +1,18 @@
 """Deadlines into RQ: every deadline an append records becomes a scheduled job.
 
 The store's outbox is the truth: it holds every pending deadline (encounter, key, due time,
-the system command to send). Scheduling is an optimisation on top of it. The API schedules
-each deadline right after its append (`Dispatcher.schedule`); if that never happens (the
-process died between the two, or the queue's Redis was down), the sweeper in every
-`fray worker` finds the deadline overdue in the outbox and enqueues it (`workers.sweeper`).
+the system command to send). Scheduling is an optimisation on top of it. Whoever appends
+schedules the deadlines of its append right after it (`Dispatcher.schedule`): the API for
+its clients' commands, a worker for the commands it fires (the next turn's clock, started
+by a timeout). If that never happens (the process died between the two, or the queue's
+Redis was down), the sweeper in every `fray worker` finds the deadline overdue in the
+outbox and enqueues it (`workers.sweeper`).
+
+RQ's scheduler moves a job onto the queue at the first of its polls (one a second) after
+the job's time truncated to the second, so a job scheduled for its deadline starts up to a
+second late. Jobs are scheduled `LEAD` seconds ahead instead: they start before their
+deadline, and the worker fires them on time (`workers.jobs`). A deadline due within `LEAD`
+(or already past: a rewind restores a clock that has run out) goes on the queue at once.
 
 A job carries only ids and a time, and its id is a function of the deadline's identity:
 encounter, key, due time and the version of the append that armed it. Scheduling the same
@@ -19,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -35,6 +44,7 @@ FIRE = "workers.jobs.fire_deadline"
 RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
 JOB_TIMEOUT = 60  # seconds; a firing is one command through the engine
 RESULT_TTL = 600  # seconds a finished job (and its answer) is kept for inspection
+LEAD = 1.5  # seconds: RQ's truncation and poll (up to 1 s) and the poll's own work
 
 _log = logging.getLogger("fray.workers")
 
@@ -63,8 +73,8 @@ def deadline_queue(connection: redis.Redis) -> Queue:
     return Queue(QUEUE, connection=connection, serializer=JSONSerializer)
 
 
-def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, now: bool) -> None:
-    """Schedule the deadline's job at its due time, or (`now`) put it on the queue at once."""
+def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | None) -> None:
+    """Schedule the deadline's job for the time `at`, or (None) put it on the queue at once."""
     options = {
         "args": (encounter_id, deadline.key, deadline.due),
         "job_id": job_id(encounter_id, deadline),
@@ -73,10 +83,10 @@ def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, now: bool) -
         "result_ttl": RESULT_TTL,
         "description": f"deadline {deadline.key} of {encounter_id}",
     }
-    if now:
+    if at is None:
         queue.enqueue(FIRE, **options)
     else:
-        queue.enqueue_at(datetime.fromtimestamp(deadline.due, UTC), FIRE, **options)
+        queue.enqueue_at(datetime.fromtimestamp(at, UTC), FIRE, **options)
 
 
 class Dispatcher:
@@ -87,8 +97,10 @@ class Dispatcher:
         self._queue = deadline_queue(self._connection)
 
     def schedule_now(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
+        now = time.time()
         for deadline in deadlines:
-            enqueue(self._queue, encounter_id, deadline, now=False)
+            start = deadline.due - LEAD
+            enqueue(self._queue, encounter_id, deadline, at=start if start > now else None)
 
     async def schedule(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         """Called by the engine after an append that recorded deadlines. Never raises: the

@@ -28,7 +28,7 @@ from typing import Literal
 import orjson
 import redis.asyncio as aioredis
 
-from service.config import DEFAULT_REDIS_URL
+from service.config import Settings
 from service.domain.context import SYSTEM
 from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
@@ -36,11 +36,11 @@ from service.engine import CommandRequest, Engine
 from service.store.clients import redis_client
 from service.store.events import Deadline, score_text
 from service.store.redis_store import EventStore
-from workers.dispatch import job_id
+from workers.dispatch import Dispatcher, job_id
 from workers.metrics import DeadlineMetrics
 
 Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "armed"]
-MAX_EARLY = 5.0  # seconds a job waits for its deadline; RQ starts jobs up to 1 s early
+MAX_EARLY = 5.0  # seconds a job waits for its deadline; jobs start up to LEAD + 1 s early
 LEASE_MS = 10_000  # a firing takes milliseconds; a killed worker's lease lapses after this
 
 _log = logging.getLogger("fray.workers")
@@ -61,12 +61,15 @@ class _Runner:
     _instance: _Runner | None = None
     _guard = threading.Lock()
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, settings: Settings) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
-        self._client = redis_client(url)
-        self._engine = Engine(EventStore(self._client))
+        self._client = redis_client(settings.redis_url)
+        # A firing's own append may start a clock (the next turn's, after a timeout): it is
+        # scheduled like any client's, or it would wait for the sweeper.
+        self._dispatcher = Dispatcher(settings.queue_redis_url)
+        self._engine = Engine(EventStore(self._client), on_deadlines=self._dispatcher.schedule)
         self._metrics = DeadlineMetrics(self._client)
         self._leases = Leases(self._client)
         self._pid = os.getpid()
@@ -75,16 +78,16 @@ class _Runner:
     def get(cls) -> _Runner:
         with cls._guard:
             if cls._instance is None or cls._instance._pid != os.getpid():
-                cls._instance = cls(os.environ.get("FRAY_REDIS_URL", DEFAULT_REDIS_URL))
+                cls._instance = cls(Settings.from_env())
             return cls._instance
 
     def run(self, encounter_id: str, key: str, due: float) -> Fired:
         early = due - time.time()
         if 0 < early <= MAX_EARLY:
-            # RQ's scheduler keeps due times in whole seconds (it truncates), so jobs start
-            # up to a second early. Waiting here would hold up the jobs behind this one: the
-            # loop fires it on time instead. Should this process die first, the deadline is
-            # still in the outbox for the sweeper.
+            # Jobs are scheduled to start before their deadline (`workers.dispatch.LEAD`).
+            # Waiting here would hold up the jobs behind this one: the loop fires it on time
+            # instead. Should this process die first, the deadline is still in the outbox
+            # for the sweeper.
             later = self._later(early, encounter_id, key, due)
             asyncio.run_coroutine_threadsafe(later, self._loop)
             return "armed"
