@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from service.domain import idle
 from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
 from service.domain.common import SYSTEM_COMMANDS, EncounterCreated
 from service.domain.context import Actor, DecideContext
@@ -303,16 +304,18 @@ class Engine:
     ) -> Outcome | None:
         now = self._now()
         events, envelopes = decide_envelopes(loaded, command, request, actor, command_id, seed, now)
+        # The append's last version names this arming of its deadlines (see `_deadlines`).
+        armed = loaded.version + len(envelopes)
         if _rewinds(envelopes):
             # The fold returns to an earlier state: re-arm its clocks and windows.
             history = _envelopes(await self.store.read(encounter_id))
             state = replay(loaded.ruleset, [*history, *envelopes])
-            changes = table_deadlines(loaded.state.table, state.table)
+            changes = table_deadlines(loaded.state.table, state.table, armed)
         else:
             state = loaded.ruleset.apply(loaded.state, events)
-            changes = deadline_changes(events)
-        # The append's last version names this arming of its deadlines (see `_deadlines`).
-        deadlines, cancels = _deadlines(encounter_id, changes, loaded.version + len(envelopes))
+            count = idle.streak(command, events, actor, loaded.version + 1)
+            changes = deadline_changes(events, armed, count)
+        deadlines, cancels = _deadlines(encounter_id, changes, armed)
         try:
             result = await self.store.append(
                 encounter_id,
@@ -410,7 +413,7 @@ def decide_envelopes(
     )
     ctx = DecideContext(actor=actor, now=now, roller=roller)
     with deciding(roller) as marks:
-        events = loaded.ruleset.decide(loaded.state, command, ctx)
+        events = loaded.ruleset.decide_command(loaded.state, command, ctx)
     roller.finish()
     rolls = rolls_per_event(events, marks, roller.records)
     at = iso(now)
