@@ -10,7 +10,8 @@ one job per deadline through RQ costs milliseconds of RQ's own bookkeeping each,
 job that runs first also fires every other deadline already due in the outbox, up to
 `DRAIN` of them, `CONCURRENT` at a time; their own jobs then find them gone and do nothing.
 A worker process keeps one event loop, one Redis client and one engine (with its cache of
-encounters) for all the jobs it runs.
+encounters) for all the jobs it runs, and drains one at a time. Its engine schedules the
+deadlines its own firings record (the next turn's clock after a timeout), like the API's.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class _Runner:
         self._engine = Engine(EventStore(self._client), on_deadlines=self._dispatcher.schedule)
         self._metrics = DeadlineMetrics(self._client)
         self._leases = Leases(self._client)
+        self._draining = False
+        self._drain_again = False
         self._pid = os.getpid()
 
     @classmethod
@@ -106,10 +109,26 @@ class _Runner:
             self._engine, encounter_id, key, due, metrics=self._metrics, leases=self._leases
         )
         if outcome != "early":
-            await drain(
-                self._engine, time.time(), self._metrics, self._leases, skip=(encounter_id, key)
-            )
+            await self._drain()
         return outcome
+
+    async def _drain(self) -> None:
+        """Fire whatever else is due, one drain at a time in this process. Timers armed for
+        a burst fire together (a thousand in the same seconds); were each to drain, each
+        would scan and fire the whole burst at once. A firing that finds a drain running
+        has it go round once more instead, so what fell due meanwhile is not left over."""
+        if self._draining:
+            self._drain_again = True
+            return
+        self._draining = True
+        try:
+            again = True
+            while again:
+                self._drain_again = False
+                await drain(self._engine, time.time(), self._metrics, self._leases)
+                again = self._drain_again
+        finally:
+            self._draining = False
 
 
 class Leases:
