@@ -23,6 +23,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -43,6 +44,7 @@ from workers.metrics import DeadlineMetrics
 Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "armed"]
 MAX_EARLY = 5.0  # seconds a job waits for its deadline; jobs start up to LEAD + 1 s early
 LEASE_MS = 10_000  # a firing takes milliseconds; a killed worker's lease lapses after this
+HOLD = 10.0  # seconds an early job waits at most for the firings under way
 
 _log = logging.getLogger("fray.workers")
 
@@ -75,6 +77,10 @@ class _Runner:
         self._leases = Leases(self._client)
         self._draining = False
         self._drain_again = False
+        self._firing = 0  # firings (and their drains) under way in the loop
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._timers: set[asyncio.Task[None]] = set()
         self._pid = os.getpid()
 
     @classmethod
@@ -91,11 +97,22 @@ class _Runner:
             # Waiting here would hold up the jobs behind this one: the loop fires it on time
             # instead. Should this process die first, the deadline is still in the outbox
             # for the sweeper.
-            later = self._later(early, encounter_id, key, due)
-            asyncio.run_coroutine_threadsafe(later, self._loop)
+            arm = self._arm(early, encounter_id, key, due)
+            asyncio.run_coroutine_threadsafe(arm, self._loop).result()
             return "armed"
         work = self._fire_and_drain(encounter_id, key, due)
         return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    async def _arm(self, delay: float, encounter_id: str, key: str, due: float) -> None:
+        """Set the timer, then hold RQ's thread (this job) while deadlines that are due now
+        are being fired. In a burst every job starts early, and RQ's bookkeeping of each
+        (a few milliseconds of this process's CPU) would otherwise go on beside the firings
+        and make them late: what is due comes first, as when a job runs late and fires."""
+        timer = asyncio.create_task(self._later(delay, encounter_id, key, due))
+        self._timers.add(timer)
+        timer.add_done_callback(self._timers.discard)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), HOLD)
 
     async def _later(self, delay: float, encounter_id: str, key: str, due: float) -> None:
         await asyncio.sleep(delay)
@@ -105,12 +122,19 @@ class _Runner:
             _log.exception("firing deadline %s of %s failed", key, encounter_id)
 
     async def _fire_and_drain(self, encounter_id: str, key: str, due: float) -> Fired:
-        outcome = await fire(
-            self._engine, encounter_id, key, due, metrics=self._metrics, leases=self._leases
-        )
-        if outcome != "early":
-            await self._drain()
-        return outcome
+        self._firing += 1
+        self._idle.clear()
+        try:
+            outcome = await fire(
+                self._engine, encounter_id, key, due, metrics=self._metrics, leases=self._leases
+            )
+            if outcome != "early":
+                await self._drain()
+            return outcome
+        finally:
+            self._firing -= 1
+            if self._firing == 0:
+                self._idle.set()
 
     async def _drain(self) -> None:
         """Fire whatever else is due, one drain at a time in this process. Timers armed for
