@@ -60,8 +60,14 @@ def deadline_id(encounter_id: str, key: str, due: float, armed: int | None = Non
 
 
 def armed_version(deadline: Deadline) -> int | None:
-    """The version of the append that armed the deadline, from its outbox payload."""
-    armed = orjson.loads(deadline.payload).get("armed")
+    """The version of the append that armed the deadline, from its outbox payload (None
+    when it has none, or is not a payload the engine wrote: one odd entry must not stop
+    a sweep of all the others)."""
+    try:
+        payload = orjson.loads(deadline.payload)
+    except orjson.JSONDecodeError:
+        return None
+    armed = payload.get("armed") if isinstance(payload, dict) else None
     return armed if isinstance(armed, int) else None
 
 

@@ -339,3 +339,26 @@ def test_a_deadline_armed_before_fray_recorded_its_version_fires_under_its_old_i
     assert outcome == "fired"
     (expired,) = of_type(redis_url, encounter_id, "clock-expired")
     assert expired["command_id"] == deadline_id(encounter_id, deadline.key, deadline.due)
+
+
+def test_an_outbox_entry_the_engine_did_not_write_does_not_stop_a_sweep(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    connection = redis.Redis.from_url(queue_url)
+    queue = deadline_queue(connection)
+    odd = f"{encounter_id}-odd"
+
+    async def body(engine: Engine) -> tuple[str, list[str]]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        _, due = await turn_deadline(engine, encounter_id)
+        await skirmish(engine, odd, RECORD_ONLY)
+        head = await engine.store.head(odd)
+        assert head is not None
+        junk = Deadline("junk", due - 1, b"not json")
+        await engine.store.append(odd, head.version, "junk", "fp", [], [junk])
+        swept = await sweep_once(engine.store, queue, now=due + 60)
+        await engine.store.clear_deadline(odd, junk.key, junk.due)
+        return await turn_job(engine, encounter_id), swept
+
+    job_name, swept = scenario(redis_url, body)
+    assert job_name in swept
