@@ -13,26 +13,25 @@ serve` does), the worker(s) already running: all are created first (50 tasks), t
 over `band` seconds, so their clocks fall due over those seconds. Lateness =
 the `clock-expired` event's time (the engine's clock when it decided the expiry) minus the
 clock's deadline.
+
+The suite also runs `bench.chains` with the same workers: turns that time out one after
+another, each clock started by the worker's own expiry of the one before.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-import redis
 import redis.asyncio as aioredis
 
+from bench import chains
 from bench.core import Outcome
+from bench.fleet import start_worker, stop_workers, wait_for_firings
 from bench.report import Row, progress, verdict
 from service.domain.context import GM
 from service.domain.timefmt import parse_iso
@@ -43,7 +42,6 @@ from tests.engine_helpers import COMBATANTS
 from workers.dispatch import Dispatcher
 
 TARGET_P99 = 1.5  # seconds, one worker
-FRAY = str(Path(sys.executable).parent / "fray")
 
 
 @dataclass
@@ -54,10 +52,11 @@ class Settings:
     # scheduled before the first falls due.
     limit: float = 6.0
     workers: tuple[int, ...] = (1, 2)
+    chains: chains.Settings = field(default_factory=chains.Settings)
 
     @classmethod
     def quick(cls) -> Settings:
-        return cls(encounters=200, workers=(1,))
+        return cls(encounters=200, workers=(1,), chains=chains.Settings(encounters=50))
 
 
 def run(settings: Settings) -> Outcome:
@@ -69,6 +68,7 @@ def run(settings: Settings) -> Outcome:
         if count == 1:
             outcome.environment.append(f"redis-server {server.version()}")
         outcome.rows.append(_row(count, lateness, band))
+        outcome.rows += chains.measure(settings.chains, count)
     return outcome
 
 
@@ -87,15 +87,12 @@ def _row(count: int, lateness: list[float], band: float) -> Row:
 
 
 def _measure(url: str, settings: Settings, workers: int) -> tuple[list[float], float]:
-    processes = [_worker(url, n) for n in range(workers)]
+    processes = [start_worker(url, n) for n in range(workers)]
     try:
         last_due = asyncio.run(_set_up(url, settings))
-        _wait_for_all(url, settings.encounters, last_due + 300)
+        wait_for_firings(url, settings.encounters, last_due + 300)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.wait(timeout=30)
+        stop_workers(processes)
     return asyncio.run(_lateness(url, settings.encounters))
 
 
@@ -143,27 +140,6 @@ async def _each(names: list[str], act: Any, tasks: int = 50) -> None:
             await act(queue.pop())
 
     await asyncio.gather(*(worker() for _ in range(tasks)))
-
-
-def _worker(url: str, index: int) -> subprocess.Popen[bytes]:
-    log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (the worker process writes it)
-        prefix=f"fray-bench-worker-{index}-", delete=False
-    )
-    env = {**os.environ, "FRAY_REDIS_URL": url, "FRAY_QUEUE_REDIS_URL": url}
-    return subprocess.Popen([FRAY, "worker"], env=env, stdout=log, stderr=subprocess.STDOUT)
-
-
-def _wait_for_all(url: str, count: int, give_up: float) -> None:
-    client = redis.Redis.from_url(url)
-    try:
-        while time.time() < give_up:
-            fired = client.hget("fray:metrics:deadlines", "fired:fired")
-            if fired is not None and int(fired) >= count:
-                return
-            time.sleep(0.2)
-        raise RuntimeError("not every deadline fired before the benchmark gave up")
-    finally:
-        client.close()
 
 
 async def _lateness(url: str, count: int) -> tuple[list[float], float]:

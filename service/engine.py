@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from service.domain import idle
 from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
 from service.domain.common import SYSTEM_COMMANDS, EncounterCreated
 from service.domain.context import Actor, DecideContext
@@ -314,15 +315,18 @@ class Engine:
     ) -> Outcome | None:
         now = self._now()
         events, envelopes = decide_envelopes(loaded, command, request, actor, command_id, seed, now)
+        # The append's last version names this arming of its deadlines (see `_deadlines`).
+        armed = loaded.version + len(envelopes)
         if _rewinds(envelopes):
             # The fold returns to an earlier state: re-arm its clocks and windows.
             history = _envelopes(await self.store.read(encounter_id))
             state = replay(loaded.ruleset, [*history, *envelopes])
-            changes = table_deadlines(loaded.state.table, state.table)
+            changes = table_deadlines(loaded.state.table, state.table, armed)
         else:
             state = loaded.ruleset.apply(loaded.state, events)
-            changes = deadline_changes(events)
-        deadlines, cancels = _deadlines(encounter_id, changes)
+            count = idle.streak(command, events, actor, loaded.version + 1)
+            changes = deadline_changes(events, armed, count)
+        deadlines, cancels = _deadlines(encounter_id, changes, armed)
         stored = [_stored(e) for e in envelopes]
         try:
             check_recordable(loaded.ruleset, events, [s.body for s in stored])
@@ -426,7 +430,7 @@ def decide_envelopes(
     )
     ctx = DecideContext(actor=actor, now=now, roller=roller)
     with deciding(roller) as marks:
-        events = loaded.ruleset.decide(loaded.state, command, ctx)
+        events = loaded.ruleset.decide_command(loaded.state, command, ctx)
     roller.finish()
     rolls = rolls_per_event(events, marks, roller.records)
     at = iso(now)
@@ -497,8 +501,11 @@ def _fingerprint(request: CommandRequest, actor: Actor) -> str:
 
 
 def _deadlines(
-    encounter_id: str, changes: list[DeadlineChange]
+    encounter_id: str, changes: list[DeadlineChange], armed: int
 ) -> tuple[list[Deadline], list[str]]:
+    """The outbox entries of an append. `armed`, the append's version, is part of each
+    deadline's identity: a rewind that restores a clock which already ran out arms its
+    deadline again for the same time, and that firing must not pass for the first one."""
     deadlines: list[Deadline] = []
     cancels: list[str] = []
     for change in changes:
@@ -506,7 +513,12 @@ def _deadlines(
             cancels.append(change.key)
             continue
         payload = canonical_bytes(
-            {"encounter_id": encounter_id, "due": change.due, "command": change.command}
+            {
+                "encounter_id": encounter_id,
+                "due": change.due,
+                "command": change.command,
+                "armed": armed,
+            }
         )
         deadlines.append(Deadline(change.key, parse_iso(change.due).timestamp(), payload))
     return deadlines, cancels

@@ -1,14 +1,25 @@
 """Deadlines into RQ: every deadline an append records becomes a scheduled job.
 
 The store's outbox is the truth: it holds every pending deadline (encounter, key, due time,
-the system command to send). Scheduling is an optimisation on top of it. The API schedules
-each deadline right after its append (`Dispatcher.schedule`); if that never happens (the
-process died between the two, or the queue's Redis was down), the sweeper in every
-`fray worker` finds the deadline overdue in the outbox and enqueues it (`workers.sweeper`).
+the system command to send). Scheduling is an optimisation on top of it. Whoever appends
+schedules the deadlines of its append right after it (`Dispatcher.schedule`): the API for
+its clients' commands, a worker for the commands it fires (the next turn's clock, started
+by a timeout). If that never happens (the process died between the two, or the queue's
+Redis was down), the sweeper in every `fray worker` finds the deadline overdue in the
+outbox and enqueues it (`workers.sweeper`).
 
-A job carries only ids and a time, and its id is a function of them, so scheduling the same
-deadline twice is one job, and a moved deadline (same key, new time) is a new job: the old
-one finds the outbox changed and does nothing (`workers.jobs`).
+RQ's scheduler moves a job onto the queue at the first of its polls (one a second) after
+the job's time truncated to the second, so a job scheduled for its deadline starts up to a
+second late. Jobs are scheduled `LEAD` seconds ahead instead: they start before their
+deadline, and the worker fires them on time (`workers.jobs`). A deadline due within `LEAD`
+(or already past: a rewind restores a clock that has run out) goes on the queue at once.
+
+A job carries only ids and a time, and its id is a function of the deadline's identity:
+encounter, key, due time and the version of the append that armed it. Scheduling the same
+deadline twice is one job; a moved deadline (same key, new time) is a new job, and the old
+one finds the outbox changed and does nothing (`workers.jobs`); a deadline armed again for
+the same time (a rewind restores a clock that had already run out) is a new job too, and
+a new command, which the engine does not take for a retry of the first firing.
 """
 
 from __future__ import annotations
@@ -16,9 +27,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import orjson
 import redis
 from rq import Queue, Retry
 from rq.serializers import JSONSerializer
@@ -31,34 +44,55 @@ FIRE = "workers.jobs.fire_deadline"
 RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
 JOB_TIMEOUT = 60  # seconds; a firing is one command through the engine
 RESULT_TTL = 600  # seconds a finished job (and its answer) is kept for inspection
+LEAD = 1.5  # seconds: RQ's truncation and poll (up to 1 s) and the poll's own work
 
 _log = logging.getLogger("fray.workers")
 
 
-def deadline_id(encounter_id: str, key: str, due: float) -> str:
-    """The one job id (and command id) of one deadline: encounter, key and due time."""
-    digest = hashlib.sha256(f"{encounter_id}\0{key}\0{score_text(due)}".encode()).hexdigest()
+def deadline_id(encounter_id: str, key: str, due: float, armed: int | None = None) -> str:
+    """The one job id (and command id) of one deadline: encounter, key, due time and the
+    version that armed it (none in deadlines armed before Fray recorded it)."""
+    identity = f"{encounter_id}\0{key}\0{score_text(due)}"
+    if armed is not None:
+        identity += f"\0{armed}"
+    digest = hashlib.sha256(identity.encode()).hexdigest()
     return f"fray-{digest[:40]}"
+
+
+def armed_version(deadline: Deadline) -> int | None:
+    """The version of the append that armed the deadline, from its outbox payload (None
+    when it has none, or is not a payload the engine wrote: one odd entry must not stop
+    a sweep of all the others)."""
+    try:
+        payload = orjson.loads(deadline.payload)
+    except orjson.JSONDecodeError:
+        return None
+    armed = payload.get("armed") if isinstance(payload, dict) else None
+    return armed if isinstance(armed, int) else None
+
+
+def job_id(encounter_id: str, deadline: Deadline) -> str:
+    return deadline_id(encounter_id, deadline.key, deadline.due, armed_version(deadline))
 
 
 def deadline_queue(connection: redis.Redis) -> Queue:
     return Queue(QUEUE, connection=connection, serializer=JSONSerializer)
 
 
-def enqueue(queue: Queue, encounter_id: str, key: str, due: float, *, now: bool) -> None:
-    """Schedule the deadline's job at its due time, or (`now`) put it on the queue at once."""
+def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | None) -> None:
+    """Schedule the deadline's job for the time `at`, or (None) put it on the queue at once."""
     options = {
-        "args": (encounter_id, key, due),
-        "job_id": deadline_id(encounter_id, key, due),
+        "args": (encounter_id, deadline.key, deadline.due),
+        "job_id": job_id(encounter_id, deadline),
         "retry": RETRY,
         "job_timeout": JOB_TIMEOUT,
         "result_ttl": RESULT_TTL,
-        "description": f"deadline {key} of {encounter_id}",
+        "description": f"deadline {deadline.key} of {encounter_id}",
     }
-    if now:
+    if at is None:
         queue.enqueue(FIRE, **options)
     else:
-        queue.enqueue_at(datetime.fromtimestamp(due, UTC), FIRE, **options)
+        queue.enqueue_at(datetime.fromtimestamp(at, UTC), FIRE, **options)
 
 
 class Dispatcher:
@@ -69,8 +103,10 @@ class Dispatcher:
         self._queue = deadline_queue(self._connection)
 
     def schedule_now(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
+        now = time.time()
         for deadline in deadlines:
-            enqueue(self._queue, encounter_id, deadline.key, deadline.due, now=False)
+            start = deadline.due - LEAD
+            enqueue(self._queue, encounter_id, deadline, at=start if start > now else None)
 
     async def schedule(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         """Called by the engine after an append that recorded deadlines. Never raises: the

@@ -10,7 +10,8 @@ one job per deadline through RQ costs milliseconds of RQ's own bookkeeping each,
 job that runs first also fires every other deadline already due in the outbox, up to
 `DRAIN` of them, `CONCURRENT` at a time; their own jobs then find them gone and do nothing.
 A worker process keeps one event loop, one Redis client and one engine (with its cache of
-encounters) for all the jobs it runs.
+encounters) for all the jobs it runs, and drains one at a time. Its engine schedules the
+deadlines its own firings record (the next turn's clock after a timeout), like the API's.
 """
 
 from __future__ import annotations
@@ -18,29 +19,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Literal
 
 import orjson
 import redis.asyncio as aioredis
 
-from service.config import DEFAULT_REDIS_URL
+from service.config import Settings
 from service.domain.context import SYSTEM
 from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
 from service.engine import CommandRequest, Engine
 from service.store.clients import redis_client
-from service.store.events import score_text
+from service.store.events import Deadline, score_text
 from service.store.redis_store import EventStore
-from workers.dispatch import deadline_id
+from workers.dispatch import Dispatcher, job_id
 from workers.metrics import DeadlineMetrics
 
 Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "armed"]
-MAX_EARLY = 5.0  # seconds a job waits for its deadline; RQ starts jobs up to 1 s early
+MAX_EARLY = 5.0  # seconds a job waits for its deadline; jobs start up to LEAD + 1 s early
 LEASE_MS = 10_000  # a firing takes milliseconds; a killed worker's lease lapses after this
+HOLD = 10.0  # seconds an early job waits at most for the firings under way
 
 _log = logging.getLogger("fray.workers")
 
@@ -60,35 +64,55 @@ class _Runner:
     _instance: _Runner | None = None
     _guard = threading.Lock()
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, settings: Settings) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
-        self._client = redis_client(url)
-        self._engine = Engine(EventStore(self._client))
+        self._client = redis_client(settings.redis_url)
+        # A firing's own append may start a clock (the next turn's, after a timeout): it is
+        # scheduled like any client's, or it would wait for the sweeper.
+        self._dispatcher = Dispatcher(settings.queue_redis_url)
+        self._engine = Engine(EventStore(self._client), on_deadlines=self._dispatcher.schedule)
         self._metrics = DeadlineMetrics(self._client)
         self._leases = Leases(self._client)
+        self._draining = False
+        self._drain_again = False
+        self._firing = 0  # firings (and their drains) under way in the loop
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._timers: set[asyncio.Task[None]] = set()
         self._pid = os.getpid()
 
     @classmethod
     def get(cls) -> _Runner:
         with cls._guard:
             if cls._instance is None or cls._instance._pid != os.getpid():
-                cls._instance = cls(os.environ.get("FRAY_REDIS_URL", DEFAULT_REDIS_URL))
+                cls._instance = cls(Settings.from_env())
             return cls._instance
 
     def run(self, encounter_id: str, key: str, due: float) -> Fired:
         early = due - time.time()
         if 0 < early <= MAX_EARLY:
-            # RQ's scheduler keeps due times in whole seconds (it truncates), so jobs start
-            # up to a second early. Waiting here would hold up the jobs behind this one: the
-            # loop fires it on time instead. Should this process die first, the deadline is
-            # still in the outbox for the sweeper.
-            later = self._later(early, encounter_id, key, due)
-            asyncio.run_coroutine_threadsafe(later, self._loop)
+            # Jobs are scheduled to start before their deadline (`workers.dispatch.LEAD`).
+            # Waiting here would hold up the jobs behind this one: the loop fires it on time
+            # instead. Should this process die first, the deadline is still in the outbox
+            # for the sweeper.
+            arm = self._arm(early, encounter_id, key, due)
+            asyncio.run_coroutine_threadsafe(arm, self._loop).result()
             return "armed"
         work = self._fire_and_drain(encounter_id, key, due)
         return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    async def _arm(self, delay: float, encounter_id: str, key: str, due: float) -> None:
+        """Set the timer, then hold RQ's thread (this job) while deadlines that are due now
+        are being fired. In a burst every job starts early, and RQ's bookkeeping of each
+        (a few milliseconds of this process's CPU) would otherwise go on beside the firings
+        and make them late: what is due comes first, as when a job runs late and fires."""
+        timer = asyncio.create_task(self._later(delay, encounter_id, key, due))
+        self._timers.add(timer)
+        timer.add_done_callback(self._timers.discard)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), HOLD)
 
     async def _later(self, delay: float, encounter_id: str, key: str, due: float) -> None:
         await asyncio.sleep(delay)
@@ -98,28 +122,81 @@ class _Runner:
             _log.exception("firing deadline %s of %s failed", key, encounter_id)
 
     async def _fire_and_drain(self, encounter_id: str, key: str, due: float) -> Fired:
-        outcome = await fire(
-            self._engine, encounter_id, key, due, metrics=self._metrics, leases=self._leases
-        )
-        if outcome != "early":
-            await drain(
-                self._engine, time.time(), self._metrics, self._leases, skip=(encounter_id, key)
+        self._firing += 1
+        self._idle.clear()
+        try:
+            outcome = await fire(
+                self._engine, encounter_id, key, due, metrics=self._metrics, leases=self._leases
             )
-        return outcome
+            if outcome != "early":
+                await self._drain()
+            return outcome
+        finally:
+            self._firing -= 1
+            if self._firing == 0:
+                self._idle.set()
+
+    async def _drain(self) -> None:
+        """Fire whatever else is due, one drain at a time in this process. Timers armed for
+        a burst fire together (a thousand in the same seconds); were each to drain, each
+        would scan and fire the whole burst at once. A firing that finds a drain running
+        has it go round once more instead, so what fell due meanwhile is not left over."""
+        if self._draining:
+            self._drain_again = True
+            return
+        self._draining = True
+        try:
+            again = True
+            while again:
+                self._drain_again = False
+                await drain(self._engine, time.time(), self._metrics, self._leases)
+                again = self._drain_again
+        finally:
+            self._draining = False
 
 
 class Leases:
     """Who is firing a deadline right now: two workers (or a job and another's drain) never
-    fire one deadline at once. A lease outlives a killed worker by `LEASE_MS` at most."""
+    fire one deadline at once. A lease outlives a killed worker by `LEASE_MS` at most.
+
+    Each take writes a token of its own, and a release deletes the lease only if it still
+    holds that token: a worker that hung past its lease never frees the lease another
+    worker has taken since. One instance serves a whole process, which never holds one
+    deadline twice.
+    """
 
     def __init__(self, client: aioredis.Redis) -> None:
         self._client = client
+        self._held: dict[str, str] = {}
+        self._release = client.register_script(RELEASE)
 
     async def take(self, job_id: str) -> bool:
-        return bool(await self._client.set(lease_key(job_id), "1", nx=True, px=LEASE_MS))
+        if job_id in self._held:
+            return False  # this process is firing it already
+        token = secrets.token_hex(16)
+        self._held[job_id] = token  # before the await: a concurrent take here sees it
+        try:
+            taken = bool(await self._client.set(lease_key(job_id), token, nx=True, px=LEASE_MS))
+        except BaseException:
+            del self._held[job_id]
+            raise
+        if not taken:
+            del self._held[job_id]
+        return taken
 
     async def release(self, job_id: str) -> None:
-        await self._client.delete(lease_key(job_id))
+        token = self._held.pop(job_id, None)
+        if token is not None:
+            await self._release(keys=[lease_key(job_id)], args=[token])
+
+
+# KEYS: the lease; ARGV: the token its holder wrote. Compare and delete in one step.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 def lease_key(job_id: str) -> str:
@@ -170,48 +247,68 @@ async def fire(
         return "early"
     if early > 0:
         await asyncio.sleep(early)
-    command_id = deadline_id(encounter_id, key, due)
+    # The outbox says which deadline is due now: whichever job fires it (this one, one
+    # scheduled for an earlier arming at the same time, another worker's drain) fires it
+    # under its own identity, so they take one lease and send one command.
+    deadline = await _pending(engine.store, encounter_id, key, due)
+    if deadline is None:
+        await _report(metrics, encounter_id, key, due, None, "moved", None)
+        return "moved"
+    command_id = job_id(encounter_id, deadline)
     if leases is not None and not await leases.take(command_id):
         return "taken"  # being fired by another job or worker right now
     try:
-        return await _fire(engine, encounter_id, key, due, command_id, metrics)
+        outcome, lateness = await _fire(engine, encounter_id, deadline, command_id)
     finally:
         if leases is not None:
             await leases.release(command_id)
+    await _report(metrics, encounter_id, key, due, command_id, outcome, lateness)
+    return outcome
+
+
+async def _pending(store: EventStore, encounter_id: str, key: str, due: float) -> Deadline | None:
+    """The deadline `key` of the outbox if it is still due at `due`."""
+    for deadline in await store.pending_deadlines(encounter_id):
+        if deadline.key == key and score_text(deadline.due) == score_text(due):
+            return deadline
+    return None
 
 
 async def _fire(
-    engine: Engine,
+    engine: Engine, encounter_id: str, deadline: Deadline, command_id: str
+) -> tuple[Fired, float | None]:
+    command = orjson.loads(deadline.payload)["command"]
+    request = CommandRequest(command_id=command_id, command=command)
+    outcome: Fired
+    lateness: float | None = None
+    try:
+        result = await engine.execute(encounter_id, request, SYSTEM)
+        outcome = "duplicate" if result.duplicate else "fired"
+        if result.events and not result.duplicate:
+            lateness = parse_iso(result.events[0].at).timestamp() - deadline.due
+    except FrayError as error:
+        if error.status >= 500 or error.code == "encounter/busy":
+            raise  # passing: RQ retries the job
+        # The encounter is gone or the rules refuse (e.g. it ended): nothing to fire.
+        _log.warning(
+            "deadline %s of %s refused: %s %s", deadline.key, encounter_id, error.code, error
+        )
+        outcome = "refused"
+    # A no-op expiry appends nothing, so nothing cancelled the deadline: clear it here
+    # (unless it moved or was armed again meanwhile), or the sweeper would find it again.
+    await engine.store.clear_deadline(encounter_id, deadline.key, deadline.due, deadline.payload)
+    return outcome, lateness
+
+
+async def _report(
+    metrics: DeadlineMetrics | None,
     encounter_id: str,
     key: str,
     due: float,
-    command_id: str,
-    metrics: DeadlineMetrics | None,
-) -> Fired:
-    store = engine.store
-    pending = {d.key: d for d in await store.pending_deadlines(encounter_id)}
-    deadline = pending.get(key)
-    outcome: Fired
-    lateness: float | None = None
-    if deadline is None or score_text(deadline.due) != score_text(due):
-        outcome = "moved"
-    else:
-        command = orjson.loads(deadline.payload)["command"]
-        request = CommandRequest(command_id=command_id, command=command)
-        try:
-            result = await engine.execute(encounter_id, request, SYSTEM)
-            outcome = "duplicate" if result.duplicate else "fired"
-            if result.events and not result.duplicate:
-                lateness = parse_iso(result.events[0].at).timestamp() - due
-        except FrayError as error:
-            if error.status >= 500 or error.code == "encounter/busy":
-                raise  # passing: RQ retries the job
-            # The encounter is gone or the rules refuse (e.g. it ended): nothing to fire.
-            _log.warning("deadline %s of %s refused: %s %s", key, encounter_id, error.code, error)
-            outcome = "refused"
-        # A no-op expiry appends nothing, so nothing cancelled the deadline: clear it here
-        # (unless it moved meanwhile), or the sweeper would find it again.
-        await store.clear_deadline(encounter_id, key, due)
+    command_id: str | None,
+    outcome: Fired,
+    lateness: float | None,
+) -> None:
     if metrics is not None:
         await metrics.fired(outcome, lateness)
     line = {
@@ -224,4 +321,3 @@ async def _fire(
         "lateness_s": None if lateness is None else round(lateness, 3),
     }
     _log.info(orjson.dumps(line).decode())
-    return outcome

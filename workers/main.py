@@ -23,8 +23,10 @@ def run_worker(
     one short command, and the sweeper's thread and event loop stay out of forks.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # Jobs read the event store's URL from the environment (they carry only ids).
+    # Jobs read the event store's and the queue's URLs from the environment (they carry
+    # only ids).
     os.environ["FRAY_REDIS_URL"] = settings.redis_url
+    os.environ["FRAY_QUEUE_REDIS_URL"] = settings.queue_redis_url
     connection = redis.Redis.from_url(settings.queue_redis_url)
     worker = SimpleWorker(
         [deadline_queue(connection)], connection=connection, serializer=JSONSerializer

@@ -1,14 +1,15 @@
 """The backstop: deadlines the outbox says are overdue go on the queue at once.
 
-A deadline is normally fired by the job the API scheduled right after the append. It can
-be missed three ways: the API died between the append and the scheduling; the queue's
-Redis refused the scheduling; the worker holding RQ's scheduler lock died, so nobody moves
-due jobs onto the queue until the lock expires (its TTL is the scheduler interval + 60 s)
-and another worker's scheduler takes it (workers retry every 120 s): up to about three
-minutes late. Every `fray worker` therefore sweeps the outbox's global index each
-`interval` seconds and enqueues, for immediate running, every deadline overdue by more than
-`grace` seconds. With one worker alive, a deadline fires at most about `grace + interval`
-(3 s) plus one job late, whatever happened to the scheduling.
+A deadline is normally fired by the job scheduled right after the append that recorded it
+(by the API, or by the worker whose firing appended it). It can be missed three ways: the
+process died between the append and the scheduling; the queue's Redis refused it; the
+worker holding RQ's scheduler lock died, so nobody moves due jobs onto the queue until the
+lock expires (its TTL is the scheduler interval + 60 s) and another worker's scheduler
+takes it (workers retry every 120 s): up to about three minutes late. Every `fray worker`
+therefore sweeps the outbox's global index each `interval` seconds and enqueues, for
+immediate running, every deadline overdue by more than `grace` seconds. With one worker
+alive, a deadline fires at most about `grace + interval` (3 s) plus one job late, whatever
+happened to the scheduling.
 
 Sweeping is cheap whatever is waiting: one range query on a sorted set bounded by "now",
 so a clock due in three days costs nothing until it is due. A marker key (SET NX with a
@@ -29,7 +30,7 @@ from rq import Queue
 
 from service.store.clients import redis_client
 from service.store.redis_store import EventStore
-from workers.dispatch import deadline_id, deadline_queue, enqueue
+from workers.dispatch import deadline_queue, enqueue, job_id
 
 INTERVAL = 1.0  # seconds between sweeps
 GRACE = 2.0  # seconds a deadline may be overdue before the sweeper steps in
@@ -46,13 +47,13 @@ async def sweep_once(
     enqueued: list[str] = []
     marker_store: redis.Redis = queue.connection
     for encounter_id, deadline in await store.due_deadlines(now - grace, limit=batch):
-        job_id = deadline_id(encounter_id, deadline.key, deadline.due)
-        if marker_store.hget(f"rq:job:{job_id}", "status") == b"queued":
+        job = job_id(encounter_id, deadline)
+        if marker_store.hget(f"rq:job:{job}", "status") == b"queued":
             continue  # waiting its turn behind other jobs: it will run
-        if not marker_store.set(f"fray:swept:{job_id}", "1", nx=True, ex=REPEAT_AFTER):
+        if not marker_store.set(f"fray:swept:{job}", "1", nx=True, ex=REPEAT_AFTER):
             continue
-        enqueue(queue, encounter_id, deadline.key, deadline.due, now=True)
-        enqueued.append(job_id)
+        enqueue(queue, encounter_id, deadline, at=None)
+        enqueued.append(job)
         _log.warning(
             "deadline %s of %s was %.1f s overdue; enqueued it",
             deadline.key,

@@ -69,6 +69,22 @@ class ClockStopped(Event):
     generation: int
 
 
+class ClocksPaused(Event):
+    """Every running clock was paused (the `clock-paused` events before this one say which),
+    and the clocks stay paused until the GM resumes them: a clock that starts meanwhile
+    starts paused. `idle`: `timeouts` clocks ran out in a row with nobody at the table."""
+
+    type: Literal["clocks-paused"] = "clocks-paused"
+    reason: Literal["idle"]
+    timeouts: int
+
+
+class ClocksResumed(Event):
+    """The GM lifted the pause of `clocks-paused`."""
+
+    type: Literal["clocks-resumed"] = "clocks-resumed"
+
+
 ClockEvent = ClockStarted | ClockPaused | ClockResumed | ClockExpired | ClockStopped
 
 

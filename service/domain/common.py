@@ -15,6 +15,8 @@ from service.domain.clocks import (
     ClockExpired,
     ClockPaused,
     ClockResumed,
+    ClocksPaused,
+    ClocksResumed,
     ClockStarted,
     ClockStopped,
 )
@@ -185,6 +187,18 @@ class ExpireClock(Command):
     type: Literal["expire-clock"] = "expire-clock"
     clock_id: str
     generation: int
+    armed_version: int | None = Field(
+        default=None,
+        description="Set by Fray: the encounter's version once the deadline was armed.",
+    )
+    idle_streak: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Set by Fray: the clock timeouts in a row, with no command from anyone at the "
+            "table between them, up to that version."
+        ),
+    )
 
 
 CommonCommand = (
@@ -398,6 +412,8 @@ CommonEvent = (
     | ClockResumed
     | ClockExpired
     | ClockStopped
+    | ClocksPaused
+    | ClocksResumed
     | ReactionWindowOpened
     | ReactionAnswered
     | ReactionWindowClosed

@@ -28,18 +28,15 @@ class DeadlineChange:
     command: dict[str, Any] | None = None
 
 
-def deadline_changes(events: list[Event]) -> list[DeadlineChange]:
-    """The net change per key, last event wins."""
+def deadline_changes(events: list[Event], armed: int, streak: int = 0) -> list[DeadlineChange]:
+    """The net change per key, last event wins. `armed` is the encounter's version after
+    the append, `streak` the timeouts in a row it leaves (service.domain.idle)."""
     changes: dict[str, DeadlineChange] = {}
     for event in events:
         match event:
             case ClockStarted() | ClockResumed():
                 key = f"clock:{event.clock_id}"
-                command = {
-                    "type": "expire-clock",
-                    "clock_id": event.clock_id,
-                    "generation": event.generation,
-                }
+                command = expiry(event.clock_id, event.generation, armed, streak)
                 changes[key] = DeadlineChange(key, event.deadline, command)
             case ClockPaused() | ClockExpired() | ClockStopped():
                 key = f"clock:{event.clock_id}"
@@ -54,7 +51,7 @@ def deadline_changes(events: list[Event]) -> list[DeadlineChange]:
     return list(changes.values())
 
 
-def table_deadlines(before: Table, after: Table) -> list[DeadlineChange]:
+def table_deadlines(before: Table, after: Table, armed: int) -> list[DeadlineChange]:
     """Deadlines that make the outbox match `after`, e.g. once a rewind restored it.
 
     A running clock or an open window with a deadline in `after` is (re)armed; any other
@@ -65,7 +62,7 @@ def table_deadlines(before: Table, after: Table) -> list[DeadlineChange]:
         key = f"clock:{clock_id}"
         clock = after.clocks.get(clock_id)
         if clock is not None and clock.status == "running" and clock.deadline is not None:
-            command = {"type": "expire-clock", "clock_id": clock_id, "generation": clock.generation}
+            command = expiry(clock_id, clock.generation, armed, 0)
             changes[key] = DeadlineChange(key, clock.deadline, command)
         else:
             changes[key] = DeadlineChange(key, None)
@@ -78,3 +75,14 @@ def table_deadlines(before: Table, after: Table) -> list[DeadlineChange]:
         else:
             changes[key] = DeadlineChange(key, None)
     return list(changes.values())
+
+
+def expiry(clock_id: str, generation: int, armed: int, streak: int) -> dict[str, Any]:
+    """The `expire-clock` a worker sends at the deadline."""
+    return {
+        "type": "expire-clock",
+        "clock_id": clock_id,
+        "generation": generation,
+        "armed_version": armed,
+        "idle_streak": streak,
+    }

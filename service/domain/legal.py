@@ -17,7 +17,7 @@ def common_actions(table: Table, viewer: Actor) -> list[ActionOption]:
             actions.append(ActionOption(type="end-encounter", label="End the encounter"))
         if any(c.status == "running" for c in table.clocks.values()):
             actions.append(ActionOption(type="pause-clocks", label="Pause all clocks"))
-        if any(c.status == "paused" for c in table.clocks.values()):
+        if table.clocks_on_hold or any(c.status == "paused" for c in table.clocks.values()):
             actions.append(ActionOption(type="resume-clocks", label="Resume the clocks"))
     if table.phase == "running" and viewer.role in ("gm", "player"):
         actions.append(ActionOption(type="roll", label="Roll dice"))

@@ -59,6 +59,11 @@ COMMON: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "clock-resumed": lambda d, n: f"The clock '{d['clock_id']}' resumed.",
     "clock-expired": lambda d, n: f"Time ran out on the clock '{d['clock_id']}'.",
     "clock-stopped": lambda d, n: f"The clock '{d['clock_id']}' stopped.",
+    "clocks-paused": lambda d, n: (
+        f"Nobody at the table for {d['timeouts']} timeouts in a row: the clocks are paused "
+        "until the GM resumes them."
+    ),
+    "clocks-resumed": lambda d, n: "The GM resumed the clocks.",
     "reaction-window-opened": lambda d, n: (
         f"{', '.join(n(c) for c in d['order'])} may react ({d['trigger'].get('kind', 'reaction')})."
     ),

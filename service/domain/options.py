@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,4 +32,12 @@ class EncounterOptions(BaseModel):
     )
     on_turn_timeout: Literal["end-turn", "delay", "record"] = Field(
         default="end-turn", description="What happens when the turn timer runs out."
+    )
+    idle_timeouts: Annotated[int, Field(ge=0, le=10_000)] | Literal["round"] = Field(
+        default="round",
+        description=(
+            "Clock timeouts in a row, with no command from anyone at the table between them, "
+            'after which the clocks pause until the GM resumes them; "round": one full '
+            "round's worth (one per combatant still in the fight); 0: never pause."
+        ),
     )

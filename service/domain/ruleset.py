@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from service.domain import idle
 from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated
 from service.domain.context import Actor, DecideContext
 from service.domain.envelope import Envelope
@@ -172,6 +173,19 @@ class RulesetBase(Generic[S]):
             return events + self.follow_up(after, command, events, ctx)
         return self.decide_own(state, command, ctx)
 
+    def decide_command(self, state: S, command: Command, ctx: DecideContext) -> list[Event]:
+        """`decide`, then what follows any command in every ruleset: the clocks' pause at an
+        empty table (service.domain.idle). What the pipeline and the auditor run."""
+        events = self.decide(state, command, ctx)
+        count = idle.streak(command, events, ctx.actor, ctx.roller.version)
+        if not events or (count == 0 and not state.table.clocks_on_hold):
+            return events
+        after = self.apply(state, events)
+        limit = after.options.idle_timeouts
+        if limit == "round":
+            limit = self.round_size(after)
+        return events + idle.hold(after.table, limit, count, ctx.now)
+
     def evolve(self, state: S, event: Event) -> S:
         return self.evolve_own(with_table(state, event), event)
 
@@ -200,6 +214,12 @@ class RulesetBase(Generic[S]):
 
     def round(self, state: S) -> int:
         return 0
+
+    def round_size(self, state: S) -> int:
+        """How many clock timeouts make a full round, for `idle_timeouts: "round"`: one
+        per combatant still in the fight. A ruleset whose round has fewer timed turns (a
+        shared slot, one clock for everyone) waits a little longer, never less."""
+        return max(1, sum(not c.out_of_fight for c in state.table.combatants.values()))
 
     def phase_label(self, state: S) -> str:
         return state.table.phase

@@ -74,6 +74,9 @@ class Table(Frozen):
     notes: tuple[Note, ...] = Field(default=(), description="The latest notes.")
     notes_total: int = 0
     clocks: dict[str, Clock] = Field(default_factory=dict)
+    clocks_on_hold: bool = Field(
+        default=False, description="Paused by `clocks-paused` until the GM resumes them."
+    )
     windows: dict[str, ReactionWindow] = Field(default_factory=dict)
     windows_opened: int = 0
     policies: dict[str, tuple[ReactionPolicy, ...]] = Field(default_factory=dict)

@@ -111,6 +111,10 @@ def evolve_table(table: Table, event: Event) -> Table:
             | clocks.ClockStopped()
         ):
             return replace(table, {"clocks": clocks.evolve_clocks(table.clocks, event)})
+        case clocks.ClocksPaused():
+            return replace(table, {"clocks_on_hold": True})
+        case clocks.ClocksResumed():
+            return replace(table, {"clocks_on_hold": False})
         case reactions.ReactionWindowOpened():
             window = reactions.window_from(event)
             return replace(

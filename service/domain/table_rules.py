@@ -208,7 +208,8 @@ def decide_common(
             return clocks.pause_all(table.clocks, ctx.now)
         case ResumeClocks():
             ctx.require_gm("resume the clocks")
-            return clocks.resume_all(table.clocks, ctx.now)
+            lifted: list[Event] = [clocks.ClocksResumed()] if table.clocks_on_hold else []
+            return clocks.resume_all(table.clocks, ctx.now) + lifted
         case ExpireClock():
             ctx.require_gm("expire a clock")
             return clocks.expire_clock(table.clocks, command.clock_id, command.generation)

@@ -170,12 +170,17 @@ class EventStore:
             )
         return status == "ok"
 
-    async def clear_deadline(self, encounter_id: str, key: str, due: float) -> bool:
-        """Remove a deadline that fired, unless it has since moved to another due time."""
+    async def clear_deadline(
+        self, encounter_id: str, key: str, due: float, payload: bytes | None = None
+    ) -> bool:
+        """Remove a deadline that fired, unless it has since moved to another due time (or,
+        given its `payload`, been set again with another payload)."""
         keys = encounter_keys(encounter_id)
+        args: list[str | bytes] = [key, score_text(due), encounter_id]
+        if payload is not None:
+            args.append(payload)
         reply = await self._clear_deadline(
-            keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX],
-            args=[key, score_text(due), encounter_id],
+            keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
         )
         return bool(int(reply))
 

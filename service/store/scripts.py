@@ -124,12 +124,16 @@ return {'ok', first, last}
 )
 
 # KEYS: outbox, outbox-data, fray:deadlines
-# ARGV: deadline key, due time it must still have, encounter id
+# ARGV: deadline key, due time it must still have, encounter id, and optionally the payload
+#       it must still have (a deadline armed again for the same time has another payload)
 CLEAR_DEADLINE = (
     _SYNC_INDEX
     + """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score or tonumber(score) ~= tonumber(ARGV[2]) then
+  return 0
+end
+if ARGV[4] and redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[4] then
   return 0
 end
 redis.call('ZREM', KEYS[1], ARGV[1])

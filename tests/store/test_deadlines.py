@@ -114,6 +114,22 @@ def test_clear_deadline_keeps_a_deadline_that_moved(run_store: Run, encounter_id
     run_store(scenario)
 
 
+def test_clear_deadline_given_its_payload_keeps_one_set_again_for_the_same_time(
+    run_store: Run, encounter_id: str
+) -> None:
+    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+        await _new(store, encounter_id)
+        await store.append(encounter_id, 1, "c1", "fp", [], [Deadline("turn", 100.1, b"first")])
+        await store.append(encounter_id, 1, "c2", "fp", [], [Deadline("turn", 100.1, b"again")])
+
+        assert not await store.clear_deadline(encounter_id, "turn", 100.1, b"first")
+        assert await store.pending_deadlines(encounter_id) == [Deadline("turn", 100.1, b"again")]
+        assert await store.clear_deadline(encounter_id, "turn", 100.1, b"again")
+        assert await store.pending_deadlines(encounter_id) == []
+
+    run_store(scenario)
+
+
 def test_clearing_one_deadline_moves_the_index_to_the_next(
     run_store: Run, encounter_id: str
 ) -> None:

@@ -119,16 +119,17 @@ def of_type(store_url: str, encounter_id: str, kind: str) -> list[dict[str, Any]
     return [e for e in events(store_url, encounter_id) if e["type"] == kind]
 
 
-def with_engine(store_url: str, queue_url: str | None, body: Any) -> Any:
+def with_engine(store_url: str, queue_url: str | None, body: Any, **engine: Any) -> Any:
     """Run `body(engine)` with an engine that schedules deadlines on the queue as the API
-    does (with no queue, nobody schedules them: they wait in the outbox)."""
+    does (with no queue, nobody schedules them: they wait in the outbox); `engine` are
+    further arguments of the `Engine` (its clock)."""
     dispatcher = Dispatcher(queue_url) if queue_url else None
 
     async def main() -> Any:
         client = aioredis.Redis.from_url(store_url)
         try:
             hook = dispatcher.schedule if dispatcher else None
-            return await body(Engine(EventStore(client), on_deadlines=hook))
+            return await body(Engine(EventStore(client), on_deadlines=hook, **engine))
         finally:
             await client.aclose()
 

@@ -16,12 +16,14 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
+from service.domain.canonical import canonical_bytes
 from service.engine import Engine
+from service.store.events import Deadline
 from service.store.redis_store import EventStore
 from tests.engine_helpers import send, skirmish
 from tests.workers.conftest import of_type
-from workers.dispatch import QUEUE, Dispatcher, deadline_id, deadline_queue
-from workers.jobs import Leases, drain, fire
+from workers.dispatch import LEAD, QUEUE, Dispatcher, deadline_id, deadline_queue, job_id
+from workers.jobs import Leases, drain, fire, lease_key
 from workers.metrics import DeadlineMetrics
 from workers.sweeper import sweep_once
 
@@ -42,6 +44,12 @@ def scenario(store_url: str, body: Any, **engine: Any) -> Any:
 async def turn_deadline(engine: Engine, encounter_id: str) -> tuple[str, float]:
     (deadline,) = await engine.store.pending_deadlines(encounter_id)
     return deadline.key, deadline.due
+
+
+async def turn_job(engine: Engine, encounter_id: str) -> str:
+    """The job id (and command id) of the encounter's one pending deadline."""
+    (deadline,) = await engine.store.pending_deadlines(encounter_id)
+    return job_id(encounter_id, deadline)
 
 
 def test_a_deadline_fired_twice_takes_effect_once(redis_url: str, encounter_id: str) -> None:
@@ -99,21 +107,21 @@ def test_the_engine_schedules_each_deadline_as_a_job_at_its_due_time(
 ) -> None:
     dispatcher = Dispatcher(queue_url)
 
-    async def body(engine: Engine) -> tuple[str, float]:
+    async def body(engine: Engine) -> tuple[str, float, str]:
         await skirmish(engine, encounter_id, RECORD_ONLY)
-        return await turn_deadline(engine, encounter_id)
+        return (*await turn_deadline(engine, encounter_id), await turn_job(engine, encounter_id))
 
-    key, due = scenario(redis_url, body, on_deadlines=dispatcher.schedule)
+    key, due, job_name = scenario(redis_url, body, on_deadlines=dispatcher.schedule)
     dispatcher.close()
     connection = redis.Redis.from_url(queue_url)
     registry = ScheduledJobRegistry(QUEUE, connection=connection, serializer=JSONSerializer)
-    job_id = deadline_id(encounter_id, key, due)
-    assert registry.get_job_ids() == [job_id]
-    assert registry.get_scheduled_time(job_id).timestamp() == pytest.approx(due, abs=1)
-    job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+    assert registry.get_job_ids() == [job_name]
+    # Ahead of the deadline, so that RQ's once-a-second scheduler hands it over in time.
+    assert registry.get_scheduled_time(job_name).timestamp() == pytest.approx(due - LEAD, abs=1)
+    job = Job.fetch(job_name, connection=connection, serializer=JSONSerializer)
     assert job.func_name == "workers.jobs.fire_deadline"
     assert job.args == [encounter_id, key, due]  # JSON: ids and a time, nothing pickled
-    raw = connection.hget(f"rq:job:{job_id}", "data")
+    raw = connection.hget(f"rq:job:{job_name}", "data")
     assert raw is not None
     assert orjson.loads(zlib.decompress(raw))[0] == "workers.jobs.fire_deadline"  # not pickle
 
@@ -126,17 +134,17 @@ def test_the_sweeper_enqueues_an_overdue_deadline_once_per_pause(
 
     async def body(engine: Engine) -> tuple[str, list[str], list[str], list[str]]:
         await skirmish(engine, encounter_id, RECORD_ONLY)
-        key, due = await turn_deadline(engine, encounter_id)
+        _, due = await turn_deadline(engine, encounter_id)
         early = await sweep_once(engine.store, queue, now=due)  # due, not yet overdue
         late = await sweep_once(engine.store, queue, now=due + 60)
         again = await sweep_once(engine.store, queue, now=due + 61)
-        return deadline_id(encounter_id, key, due), early, late, again
+        return await turn_job(engine, encounter_id), early, late, again
 
     # (The suite's Redis holds other tests' encounters too: only this one's job counts.)
-    job_id, early, late, again = scenario(redis_url, body)
-    assert job_id not in early
-    assert late.count(job_id) == 1 and job_id not in again
-    assert job_id in queue.job_ids
+    job_name, early, late, again = scenario(redis_url, body)
+    assert job_name not in early
+    assert late.count(job_name) == 1 and job_name not in again
+    assert job_name in queue.job_ids
 
 
 def test_a_clock_of_three_days_waits_as_one_scheduled_job_and_nothing_else(
@@ -150,16 +158,16 @@ def test_a_clock_of_three_days_waits_as_one_scheduled_job_and_nothing_else(
 
     async def body(engine: Engine) -> tuple[str, float, list[str]]:
         await skirmish(engine, encounter_id, {"turn_time_limit": three_days})
-        key, due = await turn_deadline(engine, encounter_id)
+        _, due = await turn_deadline(engine, encounter_id)
         swept = await sweep_once(engine.store, queue, now=due - 60)
-        return deadline_id(encounter_id, key, due), due, swept
+        return await turn_job(engine, encounter_id), due, swept
 
-    job_id, due, swept = scenario(redis_url, body, on_deadlines=dispatcher.schedule)
+    job_name, due, swept = scenario(redis_url, body, on_deadlines=dispatcher.schedule)
     dispatcher.close()
-    assert job_id not in swept and job_id not in queue.job_ids
+    assert job_name not in swept and job_name not in queue.job_ids
     registry = ScheduledJobRegistry(QUEUE, connection=connection, serializer=JSONSerializer)
-    assert job_id in registry.get_job_ids()
-    assert registry.get_scheduled_time(job_id).timestamp() == pytest.approx(due, abs=1)
+    assert job_name in registry.get_job_ids()
+    assert registry.get_scheduled_time(job_name).timestamp() == pytest.approx(due - LEAD, abs=1)
 
 
 def test_a_job_started_long_before_its_deadline_leaves_it_to_the_sweeper(
@@ -240,12 +248,12 @@ def test_a_deadline_another_worker_is_firing_is_left_to_it(
     async def body(engine: Engine) -> tuple[str, str]:
         client = aioredis.Redis.from_url(redis_url)
         try:
-            leases = Leases(client)
+            leases, other_worker = Leases(client), Leases(client)
             await skirmish(engine, encounter_id, RECORD_ONLY)
             key, due = await turn_deadline(engine, encounter_id)
-            assert await leases.take(deadline_id(encounter_id, key, due))  # the other worker
+            assert await other_worker.take(await turn_job(engine, encounter_id))
             taken = await fire(engine, encounter_id, key, due, lambda: due, leases=leases)
-            await leases.release(deadline_id(encounter_id, key, due))
+            await other_worker.release(await turn_job(engine, encounter_id))
             fired = await fire(engine, encounter_id, key, due, lambda: due, leases=leases)
             return taken, fired
         finally:
@@ -253,3 +261,104 @@ def test_a_deadline_another_worker_is_firing_is_left_to_it(
 
     assert scenario(redis_url, body) == ("taken", "fired")
     assert len(of_type(redis_url, encounter_id, "clock-expired")) == 1
+
+
+def test_a_lease_that_lapsed_and_was_taken_again_is_not_released_by_its_first_holder(
+    redis_url: str, encounter_id: str
+) -> None:
+    # The first worker hangs past its lease; a second takes the deadline over. When the
+    # first comes back and releases, the second's lease must stand.
+    job_id = f"fray-lease-{encounter_id}"
+
+    async def body() -> tuple[bytes | None, bytes | None]:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            first, second = Leases(client), Leases(client)
+            assert await first.take(job_id)
+            await client.pexpire(lease_key(job_id), 1)  # the lease lapses, as after LEASE_MS
+            for _ in range(1000):  # gone within a millisecond; ten seconds at most
+                if not await client.exists(lease_key(job_id)):
+                    break
+                await asyncio.sleep(0.01)
+            assert await second.take(job_id)
+            await first.release(job_id)
+            standing = await client.get(lease_key(job_id))
+            await second.release(job_id)
+            return standing, await client.get(lease_key(job_id))
+        finally:
+            await client.aclose()
+
+    standing, after = asyncio.run(body())
+    assert standing is not None  # the second worker still holds it
+    assert after is None  # and its own release frees it
+
+
+def test_a_deadline_rearmed_by_a_rewind_fires_again(redis_url: str, encounter_id: str) -> None:
+    # Bramli's turn times out (and passes to the goblin); the GM rewinds to the start of
+    # Bramli's turn, so his clock runs again with its deadline, now past: it must fire.
+    async def body(engine: Engine) -> tuple[str, str]:
+        await skirmish(engine, encounter_id, {"turn_time_limit": 600})
+        key, due = await turn_deadline(engine, encounter_id)
+        (started,) = [e for e in await engine.store.read(encounter_id)
+                      if orjson.loads(e.body)["type"] == "clock-started"]  # fmt: skip
+        first = await fire(engine, encounter_id, key, due, clock=lambda: due)
+        rewind = {"type": "rewind", "to_version": started.version}
+        await send(engine, encounter_id, rewind)
+        assert await turn_deadline(engine, encounter_id) == (key, due)  # re-armed, as it was
+        again = await fire(engine, encounter_id, key, due, clock=lambda: due + 60)
+        return first, again
+
+    assert scenario(redis_url, body) == ("fired", "fired")
+    expiries = of_type(redis_url, encounter_id, "clock-expired")
+    assert [e["data"]["generation"] for e in expiries] == [1, 1]
+    (rewound,) = of_type(redis_url, encounter_id, "rewound")
+    assert expiries[1]["version"] > rewound["version"]
+    timeouts = [e for e in of_type(redis_url, encounter_id, "turn-ended")
+                if e["data"]["reason"] == "timeout"]  # fmt: skip
+    assert len(timeouts) == 2 and timeouts[1]["version"] > rewound["version"]
+
+
+def test_a_deadline_armed_before_fray_recorded_its_version_fires_under_its_old_id(
+    redis_url: str, encounter_id: str
+) -> None:
+    # An outbox entry written by the Fray before this one has no "armed": its jobs, already
+    # in RQ under the old id, and this Fray's firings must agree on one command id.
+    async def body(engine: Engine) -> tuple[str, Deadline]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        (deadline,) = await engine.store.pending_deadlines(encounter_id)
+        payload = orjson.loads(deadline.payload)
+        del payload["armed"]
+        older = Deadline(deadline.key, deadline.due, canonical_bytes(payload))
+        head = await engine.store.head(encounter_id)
+        assert head is not None
+        await engine.store.append(encounter_id, head.version, "older-arming", "fp", [], [older])
+        due = deadline.due
+        return await fire(engine, encounter_id, deadline.key, due, clock=lambda: due), deadline
+
+    outcome, deadline = scenario(redis_url, body)
+    assert outcome == "fired"
+    (expired,) = of_type(redis_url, encounter_id, "clock-expired")
+    assert expired["command_id"] == deadline_id(encounter_id, deadline.key, deadline.due)
+
+
+def test_an_outbox_entry_the_engine_did_not_write_does_not_stop_a_sweep(
+    redis_url: str, queue_url: str, encounter_id: str
+) -> None:
+    connection = redis.Redis.from_url(queue_url)
+    queue = deadline_queue(connection)
+    odd = f"{encounter_id}-odd"
+
+    async def body(engine: Engine) -> tuple[str, list[str]]:
+        await skirmish(engine, encounter_id, RECORD_ONLY)
+        _, due = await turn_deadline(engine, encounter_id)
+        await skirmish(engine, odd, RECORD_ONLY)
+        head = await engine.store.head(odd)
+        assert head is not None
+        junk = Deadline("junk", due - 1, b"not json")
+        await engine.store.append(odd, head.version, "junk", "fp", [], [junk])
+        swept = await sweep_once(engine.store, queue, now=due + 60)
+        await engine.store.clear_deadline(odd, junk.key, junk.due)
+        return await turn_job(engine, encounter_id), swept
+
+    job_name, swept = scenario(redis_url, body)
+    assert job_name in swept
