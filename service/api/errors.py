@@ -64,8 +64,9 @@ HTTP_CODES = {404: "route/not-found", 405: "route/method-not-allowed"}
 
 def error_response(error: FrayError) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
-    if isinstance(error, RateLimited):
-        headers = {"Retry-After": str(error.retry_after)}
+    retry_after = getattr(error, "retry_after", None)  # rate limited, store unavailable
+    if retry_after is not None:
+        headers = {"Retry-After": str(retry_after)}
     return JSONResponse(error.to_dict(), status_code=error.status, headers=headers)
 
 

@@ -17,6 +17,7 @@ from service.api.responses import JSONResponse
 from service.api.views import redacted_envelope
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
+from service.domain.errors import FrayError
 from service.engine import Engine
 from service.store.errors import StoreError
 from service.store.subscriptions import StreamHub
@@ -107,6 +108,14 @@ async def _sse(
     except (StoreError, StopAsyncIteration) as error:
         # A slow subscriber or a stopping hub: the client reconnects with Last-Event-ID.
         _log.info("SSE stream for %s ended: %s", encounter_id, error)
+    except FrayError as error:
+        # The store went away mid-stream: say so, and when to come back, before closing.
+        _log.info("SSE stream for %s ended: %s", encounter_id, error.code)
+        wait = getattr(error, "retry_after", RETRY_MS // 1000)
+        yield b"retry: %d\nevent: error\ndata: %s\n\n" % (
+            wait * 1000,
+            orjson.dumps(error.to_dict()),
+        )
 
 
 def _frame(version: int, kind: str, data: bytes) -> bytes:

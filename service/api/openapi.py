@@ -186,6 +186,21 @@ def _forbidden(why: str) -> Reply:
     return Reply(403, why, Error, codes=("auth/forbidden",))
 
 
+UNAVAILABLE = Reply(
+    503,
+    "Redis is not answering; try again after `Retry-After` seconds (a command retried with "
+    "the same `command_id` is never applied twice).",
+    Error,
+    codes=("store/unavailable",),
+    headers={"Retry-After": "Seconds to wait."},
+)
+
+
+def _with_unavailable(op: Operation) -> tuple[Reply, ...]:
+    """Every route that reads or writes the store may answer 503 while Redis is away."""
+    return (*op.replies, UNAVAILABLE) if op.security else op.replies
+
+
 def _not_found() -> Reply:
     return Reply(404, "No such encounter (or no such path).", Error, codes=("encounter/not-found",))
 
@@ -608,7 +623,8 @@ def _operation(op: Operation, refs: dict[tuple[type[BaseModel], str], Any]) -> d
             "content": {JSON: {"schema": refs[(op.body, "validation")]}},
         }
     out["responses"] = {
-        str(r.status): _response(r, refs) for r in sorted(op.replies, key=lambda r: r.status)
+        str(r.status): _response(r, refs)
+        for r in sorted(_with_unavailable(op), key=lambda r: r.status)
     }
     return out
 

@@ -6,6 +6,13 @@ without matching on messages.
 
 from __future__ import annotations
 
+import redis.exceptions
+
+from service.domain.errors import FrayError
+
+RETRY_AFTER = 2
+"""Seconds a client is told to wait before it tries again while the store is away."""
+
 
 class StoreError(Exception):
     """Base class of every error the store raises on purpose."""
@@ -105,3 +112,34 @@ class SubscriptionFailed(StoreError):
         )
         self.encounter_id = encounter_id
         self.last_version = last_version
+
+
+class StoreUnavailable(FrayError, redis.exceptions.ConnectionError):
+    """Redis does not answer (down, unreachable, loading, read-only after a failover, out
+    of connections). A FrayError, so every edge answers it the same way (503 with
+    Retry-After, the same code in GraphQL), and a redis ConnectionError, so the code that
+    reconnects on one (the stream hub) goes on doing so. A command whose answer was lost
+    may or may not have been appended: retrying it with the same command id is safe."""
+
+    code = "store/unavailable"
+    status = 503
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(
+            f"Fray's event store is not answering ({cause}); try again in {RETRY_AFTER} s "
+            "(a command retried with the same command_id is never applied twice)",
+            details={"retry_after": RETRY_AFTER},
+        )
+        self.retry_after = RETRY_AFTER
+
+
+# What redis-py raises while the server is away: these become StoreUnavailable.
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ReadOnlyError,
+    redis.exceptions.ClusterDownError,
+    redis.exceptions.TryAgainError,
+)
+# Their error replies' prefixes, for the multiplexed client that reads replies itself.
+UNAVAILABLE_REPLIES = ("LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN")

@@ -11,7 +11,8 @@ command, one buffered write and one future.
 Replies are what hiredis parses (bytes, ints, lists), as redis-py gives them with
 `decode_responses=False`; an error reply raises `redis.exceptions.ResponseError` (or
 `NoScriptError`). If the connection drops, every call in flight fails with
-`redis.exceptions.ConnectionError` and the next call connects again: a call that failed
+`StoreUnavailable` (a `redis.exceptions.ConnectionError`; so do the replies of a server
+loading, read-only or down) and the next call connects again: a call that failed
 that way may or may not have run, which is why appends carry idempotent command ids.
 """
 
@@ -25,7 +26,9 @@ from typing import Any, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
-from redis.exceptions import ConnectionError, NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, ResponseError
+
+from service.store.errors import UNAVAILABLE_REPLIES, StoreUnavailable
 
 Arg = str | bytes | memoryview | int | float
 
@@ -64,11 +67,11 @@ class _Protocol(asyncio.Protocol):
         while self._waiting:
             future = self._waiting.popleft()
             if not future.done():
-                future.set_exception(ConnectionError("the connection to Redis was lost"))
+                future.set_exception(StoreUnavailable("the connection to Redis was lost"))
 
     def send(self, packed: bytes) -> asyncio.Future[Any]:
         if self.closed or self._transport is None:
-            raise ConnectionError("the connection to Redis is closed")
+            raise StoreUnavailable("the connection to Redis is closed")
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiting.append(future)
@@ -89,9 +92,11 @@ class _Protocol(asyncio.Protocol):
             self._transport.close()
 
 
-def _error(message: str) -> ResponseError:
+def _error(message: str) -> Exception:
     if message.startswith("NOSCRIPT"):
         return NoScriptError(message)
+    if message.startswith(UNAVAILABLE_REPLIES):
+        return StoreUnavailable(message)
     return ResponseError(message)
 
 
@@ -180,7 +185,7 @@ class Multiplexed:
                     _, protocol = await loop.create_connection(_Protocol, host, port, ssl=self._tls)
             except OSError as error:
                 where = self._unix_path or f"{self._address[0]}:{self._address[1]}"
-                raise ConnectionError(f"cannot connect to Redis at {where}") from error
+                raise StoreUnavailable(f"cannot connect to Redis at {where}") from error
             try:
                 for command in self._setup:
                     await protocol.send(_pack(command))

@@ -65,6 +65,7 @@ from service.api.bodies import read_body
 from service.api.graphql.context import Context
 from service.api.graphql.mutation import submit_with
 from service.api.graphql.schema import MASKED, RULES, SCHEMA, parsed, validated
+from service.domain.errors import FrayError
 
 _log = logging.getLogger("fray.api")
 
@@ -521,9 +522,18 @@ async def _run(plan: Plan, context: Context, arguments: dict[str, Any]) -> Respo
         answer = plan.complete(await submit_with(context, arguments))
     except Exception as error:  # graphql-core's answer to a resolver's or a result's fault
         path = error.path if isinstance(error, _Broken) else [plan.key]
-        _log.exception("submitCommand failed")
         located = [plan.location] if plan.location else []
-        failure = {"message": MASKED, "locations": located, "path": path}
+        if isinstance(error, GraphQLError) and isinstance(error.original_error, FrayError):
+            # Raised on purpose (the store is away): its text and code, as strawberry shows it.
+            failure = {
+                "message": error.message,
+                "locations": located,
+                "path": path,
+                "extensions": error.extensions,
+            }
+        else:
+            _log.exception("submitCommand failed")
+            failure = {"message": MASKED, "locations": located, "path": path}
         answer = {"data": None, "errors": [failure]}
     return Response(orjson.dumps(answer), media_type="application/json")
 

@@ -164,6 +164,8 @@ async def submit(
         outcome = await engine.execute(encounter_id, request, principal.actor)
     except FrayError as error:
         _record(context, ruleset, kind, encounter_id, command_id, error.code, started)
+        if error.status >= 500:  # not a refusal of the command: Fray or its store failed
+            raise graphql_error(error) from error
         return CommandRejected.of(error)
     label = "duplicate" if outcome.duplicate else "accepted"
     _record(context, ruleset, kind, encounter_id, outcome.command_id, label, started, outcome)

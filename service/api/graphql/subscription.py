@@ -84,6 +84,8 @@ class Subscription:
             raise graphql_error(FrayError(str(error), code="request/invalid")) from error
         except StoreError as error:
             raise graphql_error(_lost(encounter_id, error, last)) from error
+        except FrayError as error:  # the store went away: its code and `retry_after`
+            raise graphql_error(error) from error
 
     @fields.subscription("The encounter's summary now, then again after every change.")
     async def encounter_summary(
@@ -105,3 +107,5 @@ class Subscription:
                     )
         except StoreError as error:
             raise graphql_error(_lost(encounter_id, error, loaded.version)) from error
+        except FrayError as error:
+            raise graphql_error(error) from error
