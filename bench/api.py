@@ -476,7 +476,7 @@ def _profile_serve(out: str, port: int) -> None:
     from service.cli import _log_config
 
     config = uvicorn.Config(
-        "service.app:create_app",
+        "service.api.server:create_app",
         factory=True,
         host="127.0.0.1",
         port=port,

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from bench import baselines
 from bench.api import BASE_SUBMIT, FRAY_SUBMIT, NOTE
 from service.api.graphql.compiled import CompiledGraphQL
-from service.app import create_app
+from service.api.server import create_app
 from service.config import Settings
 from service.embedded_redis import RedisServer
 

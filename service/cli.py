@@ -88,7 +88,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     print(f"fray serve: HTTP API on http://{args.host}:{args.port} (health: /healthz)")
     uvicorn.run(
-        "service.app:create_app",
+        "service.api.server:create_app",
         factory=True,
         host=args.host,
         port=args.port,

@@ -31,7 +31,6 @@ from service.domain.envelope import Envelope, seal
 from service.domain.errors import (
     Conflict,
     Forbidden,
-    FrayError,
     NotFound,
     RuleViolation,
 )
@@ -171,7 +170,7 @@ class Engine:
         try:
             await self.store.create(stored_as, first, seed, {"ruleset": ruleset.name})
         except EncounterExists as error:
-            raise FrayError(
+            raise Conflict(
                 f"an encounter with id '{encounter_id}' already exists", code="encounter/exists"
             ) from error
         return encounter_id, envelope

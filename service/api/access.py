@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from service.api.auth import Auth, Principal, bearer
+from service.app.auth import Auth, Principal, bearer
+from service.app.encounters import Encounters
 from service.engine import Engine
 
 
@@ -15,6 +16,11 @@ def encounter_id_of(request: Request) -> str:
 def engine_of(request: Request) -> Engine:
     engine: Engine = request.app.state.engine
     return engine
+
+
+def encounters_of(request: Request) -> Encounters:
+    encounters: Encounters = request.app.state.encounters
+    return encounters
 
 
 def auth_of(request: Request) -> Auth:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from urllib.parse import quote
 
@@ -10,16 +9,14 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import auth_of, encounter_id_of, engine_of, viewer
-from service.api.auth import tenant_actor
+from service.api.access import encounter_id_of, encounters_of, engine_of, viewer
 from service.api.bodies import json_body, query_int
-from service.api.errors import InvalidRequest
-from service.api.models import GM_TOKEN_TTL, CreateEncounter, MintToken
+from service.api.models import CreateEncounter, MintToken
 from service.api.responses import JSONResponse
-from service.api.views import encounter_view, may_see_seed, redacted_envelope, sees_raw_events
+from service.app.views import encounter_view, may_see_seed, redacted_envelope, sees_raw_events
 from service.domain.canonical import sha256_hex
 from service.domain.envelope import Envelope
-from service.domain.errors import Conflict, Forbidden, FrayError, NotFound
+from service.domain.errors import Forbidden, NotFound
 from service.rules.registry import RULESETS
 
 EXPORT_PAGE = 500
@@ -41,35 +38,28 @@ async def list_rulesets(request: Request) -> JSONResponse:
 
 
 async def create_encounter(request: Request) -> JSONResponse:
-    auth = auth_of(request)
-    tenant = auth.tenant_of_key(request.headers.get("authorization"))
+    encounters = encounters_of(request)
+    tenant = encounters.creator(request.headers.get("authorization"))
     body = await json_body(request, CreateEncounter)
-    try:
-        encounter_id, created = await engine_of(request).create(
-            body.ruleset,
-            body.options,
-            title=body.title,
-            encounter_id=body.encounter_id,
-            seed=bytes.fromhex(body.seed) if body.seed else None,
-            actor=tenant_actor(tenant),
-            tenant=tenant,
-        )
-    except FrayError as error:
-        if error.code == "encounter/exists":  # the engine reports it as a plain 400
-            raise Conflict(error.message, code=error.code) from error
-        raise
-    token, expires = auth.mint(encounter_id, "gm", [], f"gm:{tenant}", GM_TOKEN_TTL, tenant)
+    created = await encounters.create(
+        tenant,
+        body.ruleset,
+        body.options,
+        title=body.title,
+        encounter_id=body.encounter_id,
+        seed=bytes.fromhex(body.seed) if body.seed else None,
+    )
     return JSONResponse(
         {
-            "encounter_id": encounter_id,
-            "ruleset": body.ruleset,
+            "encounter_id": created.encounter_id,
+            "ruleset": created.ruleset,
             "version": created.version,
-            "gm_token": token,
-            "gm_token_expires_at": expires.isoformat(),
+            "gm_token": created.gm_token,
+            "gm_token_expires_at": created.gm_token_expires_at.isoformat(),
         },
         status_code=201,
         # Percent-encoded: an id may hold characters a header cannot carry.
-        headers={"Location": f"/v1/encounters/{quote(encounter_id, safe='')}"},
+        headers={"Location": f"/v1/encounters/{quote(created.encounter_id, safe='')}"},
     )
 
 
@@ -92,34 +82,25 @@ async def legal_actions(request: Request) -> JSONResponse:
 
 
 async def mint_token(request: Request) -> JSONResponse:
-    principal = await viewer(request)
-    if not principal.actor.is_gm:
-        raise Forbidden("only the GM or the tenant's API key may mint tokens")
-    body = await json_body(request, MintToken)
+    encounters = encounters_of(request)
     encounter_id = encounter_id_of(request)
-    loaded = await engine_of(request).load(principal.stream_of())
-    combatants = sorted(set(body.combatants))
-    if body.role == "player":
-        if not combatants:
-            raise InvalidRequest("field 'combatants': a player token names at least 1 combatant")
-        unknown = [c for c in combatants if c not in loaded.state.table.combatants]
-        if unknown:
-            raise InvalidRequest(
-                f"field 'combatants': no combatant {', '.join(unknown)} in this encounter"
-            )
-    elif combatants:
-        raise InvalidRequest("field 'combatants': only player tokens are bound to combatants")
-    subject = body.subject or f"{body.role}:{uuid.uuid4().hex[:8]}"
-    token, expires = auth_of(request).mint(
-        encounter_id, body.role, combatants, subject, body.ttl_seconds, principal.tenant
+    principal = await encounters.minter(request.headers.get("authorization"), encounter_id)
+    body = await json_body(request, MintToken)
+    minted = await encounters.mint_token(
+        principal,
+        encounter_id,
+        role=body.role,
+        combatants=body.combatants,
+        subject=body.subject,
+        ttl_seconds=body.ttl_seconds,
     )
     return JSONResponse(
         {
-            "token": token,
-            "role": body.role,
-            "subject": subject,
-            "combatants": combatants,
-            "expires_at": expires.isoformat(),
+            "token": minted.token,
+            "role": minted.role,
+            "subject": minted.subject,
+            "combatants": minted.combatants,
+            "expires_at": minted.expires_at.isoformat(),
         },
         status_code=201,
     )

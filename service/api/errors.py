@@ -18,21 +18,6 @@ from service.domain.errors import FrayError
 _log = logging.getLogger("fray.api")
 
 
-class MissingCredential(FrayError):
-    code = "auth/missing"
-    status = 401
-
-
-class InvalidToken(FrayError):
-    code = "auth/invalid-token"
-    status = 401
-
-
-class ExpiredToken(FrayError):
-    code = "auth/expired"
-    status = 401
-
-
 class MalformedJSON(FrayError):
     code = "request/malformed-json"
     status = 400
@@ -48,15 +33,6 @@ class InvalidRequest(FrayError):
 class BodyTooLarge(FrayError):
     code = "request/too-large"
     status = 413
-
-
-class RateLimited(FrayError):
-    code = "rate/limited"
-    status = 429
-
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message, details={"retry_after": retry_after})
-        self.retry_after = retry_after
 
 
 HTTP_CODES = {404: "route/not-found", 405: "route/method-not-allowed"}

@@ -14,7 +14,7 @@ from service.api.access import engine_of, viewer
 from service.api.bodies import MAX_QUERY_INT, query_int
 from service.api.errors import InvalidRequest
 from service.api.responses import JSONResponse
-from service.api.views import redacted_envelope
+from service.app.views import redacted_envelope
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError

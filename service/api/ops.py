@@ -8,8 +8,8 @@ import redis.asyncio as aioredis
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
-from service.api.metrics import Metrics
 from service.api.responses import JSONResponse
+from service.app.metrics import Metrics
 from service.rules.registry import RULESETS
 from workers.metrics import DeadlineMetrics
 

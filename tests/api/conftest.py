@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.app import create_app
+from service.api.server import create_app
 from service.config import Settings
 from tests.engine_helpers import COMBATANTS
 

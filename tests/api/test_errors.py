@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from service.api.auth import Auth
+from service.app.auth import Auth
 from service.config import Settings
 from tests.api.conftest import KEY, RIVAL_KEY, SECRET, Api, bearer
 from tests.api.helpers import Fight, fight

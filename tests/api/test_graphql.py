@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 
 from service.api.graphql import sdl
 from service.api.graphql.schema import MAX_DEPTH, MAX_TOKENS
-from service.app import create_app
+from service.api.server import create_app
 from service.cli import main
 from service.config import Settings
 from service.rules.registry import RULESETS

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.app import create_app
+from service.api.server import create_app
 from service.audit import audit
 from service.domain.envelope import Envelope
 from service.domain.ids import stream_id

@@ -11,7 +11,7 @@ import yaml
 from starlette.routing import Route
 
 from service.api.openapi import OPERATIONS, build_openapi, openapi_yaml
-from service.app import create_app
+from service.api.server import create_app
 from tests.api.conftest import Api, settings_for
 
 SPEC_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.yaml"

@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 import redis
 
-from service.api.errors import RateLimited
-from service.api.ratelimit import MAX_LEASE, RateLimiter, lease_size
+from service.app.errors import RateLimited
+from service.app.ratelimit import MAX_LEASE, RateLimiter, lease_size
 from service.store.multiplex import Multiplexed
 
 

@@ -29,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 from starlette.applications import Starlette
 
 from service.api.openapi import build_openapi
-from service.app import create_app
+from service.api.server import create_app
 from tests.api.conftest import KEY, Api, bearer, running, settings_for
 
 FUZZ = os.environ.get("FRAY_FUZZ") == "1"

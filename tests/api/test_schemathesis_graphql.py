@@ -30,7 +30,7 @@ from schemathesis import GenerationMode
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from service.app import create_app
+from service.api.server import create_app
 from tests.api.conftest import KEY, bearer, running, settings_for
 
 FUZZ = os.environ.get("FRAY_FUZZ") == "1"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from starlette.exceptions import StarletteDeprecationWarning
 
-from service.app import create_app
+from service.api.server import create_app
 from service.embedded_redis import RedisServer
 from tests.api.conftest import KEY, bearer, settings_for
 from tests.api.test_graphql import SUBMIT

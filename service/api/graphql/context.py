@@ -15,9 +15,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 
-from service.api.auth import Auth, Principal
-from service.api.metrics import Metrics
-from service.api.ratelimit import RateLimiter
+from service.app.auth import Auth, Principal
+from service.app.encounters import Encounters
+from service.app.metrics import Metrics
+from service.app.ratelimit import RateLimiter
 from service.config import Settings
 from service.domain.errors import FrayError
 from service.engine import Engine
@@ -40,6 +41,11 @@ class Context:
     def engine(self) -> Engine:
         engine: Engine = self._state.engine
         return engine
+
+    @property
+    def encounters(self) -> Encounters:
+        encounters: Encounters = self._state.encounters
+        return encounters
 
     @property
     def hub(self) -> StreamHub:
@@ -76,6 +82,12 @@ class Context:
             if isinstance(value, str):
                 return value
         return self.request.headers.get("authorization")
+
+    async def admitted(self, encounter_id: str) -> Principal:
+        """The sender of a command, within its rate limit (`Encounters.admit`)."""
+        found = await self.encounters.admit(self.authorization, encounter_id)
+        self._principals[encounter_id] = found
+        return found
 
     async def principal(self, encounter_id: str | None) -> Principal:
         found = self._principals.get(encounter_id)

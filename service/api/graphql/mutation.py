@@ -8,16 +8,12 @@ command, a version conflict, a forbidden action, even a bad credential) is a
 from __future__ import annotations
 
 import logging
-import time
-import uuid
 from typing import TYPE_CHECKING, Any
 
-import orjson
 import strawberry
 from graphql import GraphQLResolveInfo
 from pydantic import ValidationError
 
-from service.api.auth import bearer, tenant_actor
 from service.api.graphql import fields
 from service.api.graphql.commands import ChosenCommand, command_payload
 from service.api.graphql.context import Context, Info, graphql_error
@@ -32,12 +28,10 @@ from service.api.graphql.types import (
     Token,
     encounter_of,
 )
-from service.api.models import GM_TOKEN_TTL, CreateEncounter, MintToken
-from service.api.views import redacted_envelopes
-from service.domain.errors import Forbidden, FrayError, InvalidCommand
-from service.domain.ids import split_stream, stream_id
+from service.api.models import CreateEncounter, MintToken
+from service.domain.errors import FrayError, InvalidCommand
 from service.domain.ruleset import invalid
-from service.engine import CommandRequest, Outcome
+from service.engine import CommandRequest
 
 if TYPE_CHECKING:
     # Generated at import from the pydantic models (see pydantic_types); mypy sees Any.
@@ -58,31 +52,27 @@ class Mutation:
     async def create_encounter(self, info: Info, input: CreateEncounterInput) -> CreatedEncounter:
         context = info.context
         try:
-            tenant = context.auth.tenant_of_key(context.authorization)
+            tenant = context.encounters.creator(context.authorization)
             body = parse(CreateEncounter, input, "input")
-            encounter_id, created = await context.engine.create(
+            created = await context.encounters.create(
+                tenant,
                 body.ruleset,
                 body.options,
                 title=body.title,
                 encounter_id=body.encounter_id,
                 seed=bytes.fromhex(body.seed) if body.seed else None,
-                actor=tenant_actor(tenant),
-                tenant=tenant,
             )
-            stream = stream_id(tenant, encounter_id)
-            loaded = await context.engine.load(stream)
         except FrayError as error:
             raise graphql_error(error) from error
-        token, expires = context.auth.mint(
-            encounter_id, "gm", [], f"gm:{tenant}", GM_TOKEN_TTL, tenant
-        )
         return CreatedEncounter(
-            encounter_id=encounter_id,
-            ruleset=body.ruleset,
+            encounter_id=created.encounter_id,
+            ruleset=created.ruleset,
             version=created.version,
-            gm_token=token,
-            gm_token_expires_at=expires.isoformat(),
-            encounter=encounter_of(encounter_id, loaded, tenant_actor(tenant), stream),
+            gm_token=created.gm_token,
+            gm_token_expires_at=created.gm_token_expires_at.isoformat(),
+            encounter=encounter_of(
+                created.encounter_id, created.loaded, created.actor.actor, created.stream
+            ),
         )
 
     @fields.mutation(
@@ -91,7 +81,7 @@ class Mutation:
     )
     async def mint_token(self, info: Info, encounter_id: str, input: MintTokenInput) -> Token:
         try:
-            return await _mint(info.context, encounter_id, parse(MintToken, input, "input"))
+            return await _mint(info.context, encounter_id, input)
         except FrayError as error:
             raise graphql_error(error) from error
 
@@ -142,76 +132,53 @@ async def submit(
     dice: list[int] | None,
     deck_orders: list[list[int]] | None,
 ) -> CommandResult:
-    started = time.perf_counter()
-    ruleset, kind = "?", "unknown"
+    encounters = context.encounters
     try:
-        principal = await context.principal(encounter_id)
-        encounter_id = principal.stream_of()
-        if context.limiter is not None:
-            await context.limiter.check(bearer(context.authorization))
+        principal = await context.admitted(encounter_id)
         named, payload = command_payload(command)
         # An encounter's ruleset never changes: the engine's cached copy is enough.
-        engine = context.engine
-        loaded = engine.peek(encounter_id) or await engine.load(encounter_id)
-        ruleset, kind = loaded.ruleset.name, str(payload["type"])
-        if named != ruleset:
+        stream = principal.stream_of()
+        loaded = context.engine.peek(stream) or await context.engine.load(stream)
+        if named != loaded.ruleset.name:
             raise InvalidCommand(
-                f"this encounter runs {ruleset}: send the `{graphql_name(ruleset)}` member "
-                f"of CommandInput, not `{graphql_name(named)}`",
+                f"this encounter runs {loaded.ruleset.name}: send the "
+                f"`{graphql_name(loaded.ruleset.name)}` member of CommandInput, not "
+                f"`{graphql_name(named)}`",
                 code="command/wrong-ruleset",
             )
         request = _request(payload, command_id, expected_version, dice, deck_orders)
-        outcome = await engine.execute(encounter_id, request, principal.actor)
+        submitted = await encounters.submit(principal, request, api="graphql")
     except FrayError as error:
-        _record(context, ruleset, kind, encounter_id, command_id, error.code, started)
         if error.status >= 500:  # not a refusal of the command: Fray or its store failed
             raise graphql_error(error) from error
+        if encounters.metrics is not None:
+            encounters.metrics.rejected(error.code)
         return CommandRejected.of(error)
-    label = "duplicate" if outcome.duplicate else "accepted"
-    _record(context, ruleset, kind, encounter_id, outcome.command_id, label, started, outcome)
-    after = outcome.loaded or await engine.load(encounter_id)
-    events = redacted_envelopes(after, outcome.events, principal.actor)
     return CommandAccepted(
-        command_id=outcome.command_id,
-        version=outcome.version,
-        duplicate=outcome.duplicate,
-        events=[Event.of(e) for e in events],
+        command_id=submitted.command_id,
+        version=submitted.version,
+        duplicate=submitted.duplicate,
+        events=[Event.of(e) for e in submitted.events],
     )
 
 
-async def _mint(context: Context, encounter_id: str, body: MintToken) -> Token:
-    principal = await context.principal(encounter_id)
-    if not principal.actor.is_gm:
-        raise Forbidden("only the GM or the tenant's API key may mint tokens")
-    loaded = await context.engine.load(principal.stream_of())
-    combatants = sorted(set(body.combatants))
-    if body.role == "player":
-        if not combatants:
-            raise FrayError(
-                "field 'combatants': a player token names at least 1 combatant",
-                code="request/invalid",
-            )
-        unknown = [c for c in combatants if c not in loaded.state.table.combatants]
-        if unknown:
-            raise FrayError(
-                f"field 'combatants': no combatant {', '.join(unknown)} in this encounter",
-                code="request/invalid",
-            )
-    elif combatants:
-        raise FrayError(
-            "field 'combatants': only player tokens are bound to combatants",
-            code="request/invalid",
-        )
-    subject = body.subject or f"{body.role}:{uuid.uuid4().hex[:8]}"
-    token, expires = context.auth.mint(
-        encounter_id, body.role, combatants, subject, body.ttl_seconds, principal.tenant
+async def _mint(context: Context, encounter_id: str, input: MintTokenInput) -> Token:
+    principal = await context.encounters.minter(context.authorization, encounter_id)
+    body = parse(MintToken, input, "input")
+    minted = await context.encounters.mint_token(
+        principal,
+        encounter_id,
+        role=body.role,
+        combatants=body.combatants,
+        subject=body.subject,
+        ttl_seconds=body.ttl_seconds,
     )
     return Token(
-        token=token,
-        role=body.role,
-        subject=subject,
-        combatants=combatants,
-        expires_at=expires.isoformat(),
+        token=minted.token,
+        role=minted.role,
+        subject=minted.subject,
+        combatants=minted.combatants,
+        expires_at=minted.expires_at.isoformat(),
     )
 
 
@@ -232,36 +199,3 @@ def _request(
         )
     except ValidationError as error:
         raise invalid(error, "command request") from None
-
-
-def _record(
-    context: Context,
-    ruleset: str,
-    kind: str,
-    encounter_id: str,
-    command_id: str | None,
-    outcome: str,
-    started: float,
-    result: Outcome | None = None,
-) -> None:
-    seconds = time.perf_counter() - started
-    metrics = context.metrics
-    if metrics is not None:
-        metrics.command(ruleset, kind, outcome, seconds)
-        if result is None:
-            metrics.rejected(outcome)
-        elif not result.duplicate:
-            metrics.inc("fray_appends_total", by=len(result.events))
-    tenant, public = split_stream(encounter_id)
-    line = {
-        "event": "command",
-        "api": "graphql",
-        "tenant": tenant,
-        "encounter_id": public,
-        "command_id": command_id,
-        "type": kind,
-        "outcome": outcome,
-        "version": result.version if result else None,
-        "duration_ms": round(seconds * 1000, 3),
-    }
-    _log.info(orjson.dumps(line).decode())

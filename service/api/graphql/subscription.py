@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import strawberry
 
-from service.api.auth import Principal
 from service.api.graphql import fields
 from service.api.graphql.context import Context, Info, graphql_error
 from service.api.graphql.types import Event
 from service.api.graphql.views import summary_output
-from service.api.views import redacted_envelope
+from service.app.auth import Principal
+from service.app.views import redacted_envelope
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError
 from service.engine import Loaded

@@ -10,7 +10,7 @@ from strawberry.scalars import JSON
 from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.views import action_outputs, summary_output
-from service.api.views import redacted_envelope
+from service.app.views import redacted_envelope
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError

@@ -12,12 +12,13 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
 
 from service.api import ops, rest
-from service.api.auth import Auth
 from service.api.errors import EXCEPTION_HANDLERS
 from service.api.graphql import graphql_routes
-from service.api.metrics import Metrics
 from service.api.middleware import BodyLimitMiddleware
-from service.api.ratelimit import RateLimiter
+from service.app.auth import Auth
+from service.app.encounters import Encounters
+from service.app.metrics import Metrics
+from service.app.ratelimit import RateLimiter
 from service.config import Settings
 from service.engine import Engine
 from service.store.clients import redis_client
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
         state.metrics = Metrics()
         state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
+        state.encounters = Encounters(state.engine, state.auth, state.limiter, state.metrics)
         await state.hub.start()
         # What exists now (modules, schemas, validators: ~80k objects) lives as long as
         # the process. Out of the collector's sight, a full collection no longer walks it:

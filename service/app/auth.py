@@ -22,7 +22,7 @@ from typing import Any, Literal, cast
 
 import orjson
 
-from service.api.errors import ExpiredToken, InvalidToken, MissingCredential
+from service.app.errors import ExpiredToken, InvalidToken, MissingCredential
 from service.config import Settings
 from service.domain.canonical import canonical_bytes
 from service.domain.context import Actor, Role

@@ -18,7 +18,7 @@ import hashlib
 import time
 from collections.abc import Callable
 
-from service.api.errors import RateLimited
+from service.app.errors import RateLimited
 from service.store.multiplex import Multiplexed
 
 WINDOW_SECONDS = 1

@@ -1,0 +1,228 @@
+"""`Encounters`: the use cases of an encounter, once, for every edge.
+
+REST and GraphQL (and, through the engine, the CLI and the workers) call these; each edge
+only parses its own request shape and renders the answer. Authorization, rate limits,
+token minting, the command log and metrics, and what a viewer may see of the events live
+here, so the edges cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from service.app.auth import Auth, Principal, bearer, tenant_actor
+from service.app.metrics import Metrics
+from service.app.ratelimit import RateLimiter
+from service.app.views import redacted_envelopes, sees_raw_events
+from service.domain.errors import Forbidden, FrayError
+from service.domain.ids import split_stream, stream_id
+from service.engine import CommandRequest, Engine, Loaded, Outcome
+from service.rules.registry import RULESETS
+
+GM_TOKEN_TTL = 86_400
+_log = logging.getLogger("fray.api")
+
+
+class BadTokenRequest(FrayError):
+    """A token request that names the wrong combatants for its role."""
+
+    code = "request/invalid"
+    status = 400
+
+
+@dataclass(frozen=True)
+class Created:
+    encounter_id: str
+    ruleset: str
+    version: int
+    gm_token: str
+    gm_token_expires_at: datetime
+    loaded: Loaded
+    actor: Principal
+    stream: str
+
+
+@dataclass(frozen=True)
+class Minted:
+    token: str
+    role: str
+    subject: str
+    combatants: list[str]
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class Submitted:
+    command_id: str
+    version: int
+    duplicate: bool
+    events: list[dict[str, Any]]  # as the sender may see them
+
+
+@dataclass
+class Encounters:
+    engine: Engine
+    auth: Auth
+    limiter: RateLimiter | None = None
+    metrics: Metrics | None = None
+
+    # --- who is asking ----------------------------------------------------------------
+
+    async def principal(self, authorization: str | None, encounter_id: str | None) -> Principal:
+        return await self.auth.principal(authorization, encounter_id, self.engine)
+
+    def creator(self, authorization: str | None) -> str:
+        """The tenant whose API key this is: only a key may create encounters."""
+        return self.auth.tenant_of_key(authorization)
+
+    async def minter(self, authorization: str | None, encounter_id: str) -> Principal:
+        """One who may mint the encounter's tokens: its GM or its tenant's key."""
+        principal = await self.principal(authorization, encounter_id)
+        if not principal.actor.is_gm:
+            raise Forbidden("only the GM or the tenant's API key may mint tokens")
+        return principal
+
+    async def admit(self, authorization: str | None, encounter_id: str) -> Principal:
+        """The sender of a command, within its rate limit."""
+        principal = await self.principal(authorization, encounter_id)
+        if self.limiter is not None:
+            await self.limiter.check(bearer(authorization))
+        return principal
+
+    # --- use cases --------------------------------------------------------------------
+
+    async def create(
+        self,
+        tenant: str,
+        ruleset: str,
+        options: dict[str, Any] | None,
+        *,
+        title: str | None,
+        encounter_id: str | None,
+        seed: bytes | None,
+    ) -> Created:
+        encounter_id, first = await self.engine.create(
+            ruleset,
+            options,
+            title=title,
+            encounter_id=encounter_id,
+            seed=seed,
+            actor=tenant_actor(tenant),
+            tenant=tenant,
+        )
+        stream = stream_id(tenant, encounter_id)
+        token, expires = self.auth.mint(
+            encounter_id, "gm", [], f"gm:{tenant}", GM_TOKEN_TTL, tenant
+        )
+        principal = Principal(tenant_actor(tenant), "tenant", tenant, None, stream)
+        return Created(
+            encounter_id=encounter_id,
+            ruleset=ruleset,
+            version=first.version,
+            gm_token=token,
+            gm_token_expires_at=expires,
+            loaded=await self.engine.load(stream),
+            actor=principal,
+            stream=stream,
+        )
+
+    async def mint_token(
+        self,
+        principal: Principal,
+        encounter_id: str,
+        *,
+        role: str,
+        combatants: Sequence[str],
+        subject: str | None,
+        ttl_seconds: int,
+    ) -> Minted:
+        loaded = await self.engine.load(principal.stream_of())
+        bound = sorted(set(combatants))
+        if role == "player":
+            if not bound:
+                raise BadTokenRequest(
+                    "field 'combatants': a player token names at least 1 combatant"
+                )
+            unknown = [c for c in bound if c not in loaded.state.table.combatants]
+            if unknown:
+                raise BadTokenRequest(
+                    f"field 'combatants': no combatant {', '.join(unknown)} in this encounter"
+                )
+        elif bound:
+            raise BadTokenRequest("field 'combatants': only player tokens are bound to combatants")
+        subject = subject or f"{role}:{uuid.uuid4().hex[:8]}"
+        token, expires = self.auth.mint(
+            encounter_id, role, bound, subject, ttl_seconds, principal.tenant
+        )
+        return Minted(token, role, subject, bound, expires)
+
+    async def submit(
+        self, principal: Principal, request: CommandRequest, *, api: str = "rest"
+    ) -> Submitted:
+        """Decide and append a command (`admit` has vouched for its sender); its events as
+        the sender may see them. Every command, accepted or refused, is logged and counted."""
+        stream = principal.stream_of()
+        started = time.perf_counter()
+        try:
+            outcome = await self.engine.execute(stream, request, principal.actor)
+        except FrayError as error:
+            self._record(api, stream, request, self.engine.peek(stream), error.code, started)
+            raise
+        # The engine hands back the state after the append: no second read to redact.
+        loaded = outcome.loaded or await self.engine.load(stream)
+        label = "duplicate" if outcome.duplicate else "accepted"
+        self._record(api, stream, request, loaded, label, started, outcome)
+        events = (
+            [e.to_dict() for e in outcome.events]
+            if sees_raw_events(loaded, principal.actor)
+            else redacted_envelopes(loaded, outcome.events, principal.actor)
+        )
+        return Submitted(outcome.command_id, outcome.version, outcome.duplicate, events)
+
+    # --- the command log --------------------------------------------------------------
+
+    def _record(
+        self,
+        api: str,
+        stream: str,
+        request: CommandRequest,
+        loaded: Loaded | None,
+        outcome: str,
+        started: float,
+        result: Outcome | None = None,
+    ) -> None:
+        seconds = time.perf_counter() - started
+        ruleset, kind = _labels(loaded, request)
+        if self.metrics is not None:
+            self.metrics.command(ruleset, kind, outcome, seconds)
+            if result is not None and not result.duplicate:
+                self.metrics.inc("fray_appends_total", by=len(result.events))
+        tenant, public = split_stream(stream)
+        line = {
+            "event": "command",
+            "api": api,
+            "tenant": tenant,
+            "encounter_id": public,
+            "command_id": result.command_id if result else request.command_id,
+            "type": kind,
+            "outcome": outcome,
+            "version": result.version if result else None,
+            "duration_ms": round(seconds * 1000, 3),
+        }
+        _log.info(orjson.dumps(line).decode())
+
+
+def _labels(loaded: Loaded | None, request: CommandRequest) -> tuple[str, str]:
+    """The ruleset and command type as metric labels, bounded to known values."""
+    ruleset = loaded.ruleset.name if loaded is not None else "unknown"
+    kind = str(request.command.get("type", "?"))[:60]
+    known = RULESETS[ruleset].command_models if ruleset in RULESETS else {}
+    return ruleset, kind if kind in known else "unknown"
