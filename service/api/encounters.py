@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from urllib.parse import quote
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import encounter_id_of, encounters_of, engine_of, viewer
+from service.api.access import encounter_id_of, encounters_of, viewer
 from service.api.bodies import json_body, query_int
 from service.api.models import CreateEncounter, MintToken
 from service.api.responses import JSONResponse
-from service.app.views import encounter_view, may_see_seed, redacted_envelope, sees_raw_events
+from service.app.views import encounter_view
 from service.domain.canonical import sha256_hex
-from service.domain.envelope import Envelope
-from service.domain.errors import Forbidden, NotFound
 from service.rules.registry import RULESETS
 
 EXPORT_PAGE = 500
@@ -65,19 +61,16 @@ async def create_encounter(request: Request) -> JSONResponse:
 
 async def get_encounter(request: Request) -> JSONResponse:
     principal = await viewer(request)
-    stream = principal.stream_of()
-    engine = engine_of(request)
     as_of = query_int(request, "as_of", 0, 1, None)
-    loaded = await (engine.load_at(stream, as_of) if as_of else engine.load(stream))
+    loaded = await encounters_of(request).view(principal, as_of)
     return JSONResponse(encounter_view(loaded, principal.actor, encounter_id_of(request)))
 
 
 async def legal_actions(request: Request) -> JSONResponse:
     principal = await viewer(request)
-    loaded = await engine_of(request).load(principal.stream_of())
-    actions = loaded.ruleset.legal_actions(loaded.state, principal.actor)
+    version, actions = await encounters_of(request).legal_actions(principal)
     return JSONResponse(
-        {"version": loaded.version, "actions": [a.model_dump(mode="json") for a in actions]}
+        {"version": version, "actions": [a.model_dump(mode="json") for a in actions]}
     )
 
 
@@ -108,45 +101,11 @@ async def mint_token(request: Request) -> JSONResponse:
 
 async def get_seed(request: Request) -> JSONResponse:
     principal = await viewer(request)
-    encounter_id = principal.stream_of()
-    engine = engine_of(request)
-    loaded = await engine.load(encounter_id)
-    if loaded.state.table.phase != "ended" and not may_see_seed(principal.actor, loaded.ruleset):
-        if loaded.ruleset.seed_sealed:
-            raise Forbidden(
-                f"a {loaded.ruleset.name} seed orders the face-down cards: nobody sees it "
-                "before the encounter ends"
-            )
-        raise Forbidden("only auditors and the GM see the seed before the encounter ends")
-    seed = await engine.store.seed(encounter_id)
-    if seed is None:
-        raise NotFound(f"there is no encounter '{encounter_id_of(request)}'")
+    seed = await encounters_of(request).seed(principal)
     return JSONResponse({"seed": seed.hex(), "commitment": sha256_hex(seed)})
 
 
 async def export(request: Request) -> Response:
     principal = await viewer(request)
-    encounter_id = principal.stream_of()
-    engine = engine_of(request)
-    loaded = await engine.load(encounter_id)
-    actor = principal.actor
-    full = sees_raw_events(loaded, actor)
-
-    async def lines() -> AsyncIterator[bytes]:
-        after = 0
-        while True:
-            page = await engine.store.read(encounter_id, after=after, limit=EXPORT_PAGE)
-            for stored in page:
-                if full:
-                    yield stored.body + b"\n"
-                    continue
-                seen = redacted_envelope(
-                    loaded.ruleset, Envelope.from_body(stored.body), actor, loaded.state
-                )
-                if seen is not None:
-                    yield orjson.dumps(seen) + b"\n"
-            if len(page) < EXPORT_PAGE:
-                return
-            after = page[-1].version
-
-    return StreamingResponse(lines(), media_type="application/x-ndjson")
+    lines = await encounters_of(request).export(principal)
+    return StreamingResponse(lines, media_type="application/x-ndjson")

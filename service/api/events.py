@@ -10,7 +10,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import engine_of, viewer
+from service.api.access import encounters_of, engine_of, viewer
 from service.api.bodies import MAX_QUERY_INT, query_int
 from service.api.errors import InvalidRequest
 from service.api.responses import JSONResponse
@@ -48,23 +48,8 @@ async def list_events(request: Request) -> Response:
         )
     after = query_int(request, "after", 0, 0, None)
     limit = query_int(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    loaded = await engine.load(encounter_id)
-    stored = await engine.store.read(encounter_id, after=after, limit=limit, up_to=loaded.version)
-    events = []
-    for item in stored:
-        seen = redacted_envelope(
-            loaded.ruleset, Envelope.from_body(item.body), principal.actor, loaded.state
-        )
-        if seen is not None:
-            events.append(seen)
-    next_after = stored[-1].version if stored else max(after, 0)
-    return JSONResponse(
-        {
-            "events": events,
-            "next_after": next_after,
-            "has_more": next_after < loaded.version,
-        }
-    )
+    page = await encounters_of(request).events(principal, after, limit)
+    return JSONResponse({"events": page.events, "next_after": page.last, "has_more": page.has_more})
 
 
 def _resume_from(request: Request) -> int:

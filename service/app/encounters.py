@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,13 +21,16 @@ import orjson
 from service.app.auth import Auth, Principal, bearer, tenant_actor
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
-from service.app.views import redacted_envelopes, sees_raw_events
-from service.domain.errors import Forbidden, FrayError
-from service.domain.ids import split_stream, stream_id
+from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
+from service.domain.envelope import Envelope
+from service.domain.errors import Forbidden, FrayError, NotFound
+from service.domain.ids import public_id, split_stream, stream_id
+from service.domain.views import ActionOption
 from service.engine import CommandRequest, Engine, Loaded, Outcome
 from service.rules.registry import RULESETS
 
 GM_TOKEN_TTL = 86_400
+EXPORT_PAGE = 500
 _log = logging.getLogger("fray.api")
 
 
@@ -46,8 +49,7 @@ class Created:
     gm_token: str
     gm_token_expires_at: datetime
     loaded: Loaded
-    actor: Principal
-    stream: str
+    principal: Principal  # the creating tenant's
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,17 @@ class Submitted:
     version: int
     duplicate: bool
     events: list[dict[str, Any]]  # as the sender may see them
+
+
+@dataclass(frozen=True)
+class EventPage:
+    events: list[dict[str, Any]]  # as the viewer may see them
+    last: int  # the last version read (a cursor: pass it as `after` for the next page)
+    head: int  # the version the page was read up to
+
+    @property
+    def has_more(self) -> bool:
+        return self.last < self.head
 
 
 @dataclass
@@ -130,8 +143,7 @@ class Encounters:
             gm_token=token,
             gm_token_expires_at=expires,
             loaded=await self.engine.load(stream),
-            actor=principal,
-            stream=stream,
+            principal=principal,
         )
 
     async def mint_token(
@@ -186,6 +198,79 @@ class Encounters:
             else redacted_envelopes(loaded, outcome.events, principal.actor)
         )
         return Submitted(outcome.command_id, outcome.version, outcome.duplicate, events)
+
+    # --- reads ------------------------------------------------------------------------
+
+    async def view(self, principal: Principal, as_of: int | None = None) -> Loaded:
+        """The encounter now, or as of version `as_of`: what everyone saw then."""
+        stream = principal.stream_of()
+        if as_of:
+            return await self.engine.load_at(stream, as_of)
+        return await self.engine.load(stream)
+
+    async def legal_actions(self, principal: Principal) -> tuple[int, list[ActionOption]]:
+        loaded = await self.engine.load(principal.stream_of())
+        return loaded.version, loaded.ruleset.legal_actions(loaded.state, principal.actor)
+
+    async def events(
+        self, principal: Principal, after: int, limit: int, up_to: int | None = None
+    ) -> EventPage:
+        """Up to `limit` events after version `after` (to `up_to`, else the head), as the
+        viewer may see them: the ones it is not told of are left out of `events`."""
+        stream = principal.stream_of()
+        loaded = await self.engine.load(stream)
+        head = loaded.version if up_to is None else min(up_to, loaded.version)
+        stored = await self.engine.store.read(stream, after=after, limit=limit, up_to=head)
+        envelopes = [Envelope.from_body(s.body) for s in stored]
+        seen = redacted_envelopes(loaded, envelopes, principal.actor)
+        last = stored[-1].version if stored else max(after, 0)
+        return EventPage(seen, last, head)
+
+    async def export(self, principal: Principal) -> AsyncIterator[bytes]:
+        """The whole stream as JSONL, as the viewer may see it (stored bytes when it may see
+        them all, so an auditor's export is the stream itself)."""
+        stream = principal.stream_of()
+        loaded = await self.engine.load(stream)
+        full = sees_raw_events(loaded, principal.actor)
+        return self._lines(stream, loaded, principal, full)
+
+    async def _lines(
+        self, stream: str, loaded: Loaded, principal: Principal, full: bool
+    ) -> AsyncIterator[bytes]:
+        after = 0
+        while True:
+            page = await self.engine.store.read(stream, after=after, limit=EXPORT_PAGE)
+            for stored in page:
+                if full:
+                    yield stored.body + b"\n"
+                    continue
+                seen = redacted_envelopes(
+                    loaded, [Envelope.from_body(stored.body)], principal.actor
+                )
+                if seen:
+                    yield orjson.dumps(seen[0]) + b"\n"
+            if len(page) < EXPORT_PAGE:
+                return
+            after = page[-1].version
+
+    async def seed(self, principal: Principal) -> bytes:
+        """The seed: revealed by the end, before it to auditors and the GM only (DESIGN.md,
+        audit trail), and to nobody where it orders hidden cards (fifty-two's pool)."""
+        stream = principal.stream_of()
+        loaded = await self.engine.load(stream)
+        if loaded.state.table.phase != "ended" and not may_see_seed(
+            principal.actor, loaded.ruleset
+        ):
+            if loaded.ruleset.seed_sealed:
+                raise Forbidden(
+                    f"a {loaded.ruleset.name} seed orders the face-down cards: nobody sees it "
+                    "before the encounter ends"
+                )
+            raise Forbidden("only auditors and the GM see the seed before the encounter ends")
+        seed = await self.engine.store.seed(stream)
+        if seed is None:
+            raise NotFound(f"there is no encounter '{public_id(stream)}'")
+        return seed
 
     # --- the command log --------------------------------------------------------------
 

@@ -70,9 +70,7 @@ class Mutation:
             version=created.version,
             gm_token=created.gm_token,
             gm_token_expires_at=created.gm_token_expires_at.isoformat(),
-            encounter=encounter_of(
-                created.encounter_id, created.loaded, created.actor.actor, created.stream
-            ),
+            encounter=encounter_of(created.encounter_id, created.loaded, created.principal),
         )
 
     @fields.mutation(

@@ -39,11 +39,9 @@ class Query:
         context = info.context
         try:
             principal = await context.principal(id)
-            engine = context.engine
             if as_of is not None and as_of < 1:
                 raise FrayError("asOf is a version, 1 or more", code="request/invalid")
-            stream = principal.stream_of()
-            loaded = await (engine.load_at(stream, as_of) if as_of else engine.load(stream))
+            loaded = await context.encounters.view(principal, as_of)
         except FrayError as error:
             raise graphql_error(error) from error
-        return encounter_of(id, loaded, principal.actor, stream)
+        return encounter_of(id, loaded, principal)

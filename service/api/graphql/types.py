@@ -10,9 +10,8 @@ from strawberry.scalars import JSON
 from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.views import action_outputs, summary_output
-from service.app.views import redacted_envelope
+from service.app.auth import Principal
 from service.domain.context import Actor
-from service.domain.envelope import Envelope
 from service.domain.errors import FrayError
 from service.engine import Loaded
 
@@ -103,8 +102,11 @@ class Encounter:
     ruleset: str
     version: int
     _loaded: strawberry.Private[Loaded]
-    _actor: strawberry.Private[Actor]
-    _stream: strawberry.Private[str]
+    _principal: strawberry.Private[Principal]
+
+    @property
+    def _actor(self) -> Actor:
+        return self._principal.actor
 
     @fields.field("The ruleset-independent view every front end can render.")
     def summary(self) -> EncounterSummaryType:
@@ -128,21 +130,15 @@ class Encounter:
             start = _cursor(after)
             if not 1 <= first <= MAX_PAGE:
                 raise FrayError(f"first must be 1 to {MAX_PAGE}", code="request/invalid")
-            stored = await info.context.engine.store.read(
-                self._stream, after=start, limit=first + 1, up_to=self.version
+            page = await info.context.encounters.events(
+                self._principal, start, first, up_to=self.version
             )
         except FrayError as error:
             raise graphql_error(error) from error
-        page, more = stored[:first], len(stored) > first
-        loaded = self._loaded
-        edges = []
-        for item in page:
-            envelope = Envelope.from_body(item.body)
-            seen = redacted_envelope(loaded.ruleset, envelope, self._actor, loaded.state)
-            if seen is not None:
-                edges.append(EventEdge(cursor=str(envelope.version), node=Event.of(seen)))
-        end = str(page[-1].version) if page else after
-        return EventConnection(edges=edges, page_info=PageInfo(has_next_page=more, end_cursor=end))
+        edges = [EventEdge(cursor=str(e["version"]), node=Event.of(e)) for e in page.events]
+        end = str(page.last) if page.last > start else after
+        info_ = PageInfo(has_next_page=page.has_more, end_cursor=end)
+        return EventConnection(edges=edges, page_info=info_)
 
 
 def _cursor(after: str | None) -> int:
@@ -153,15 +149,14 @@ def _cursor(after: str | None) -> int:
     return int(after)
 
 
-def encounter_of(encounter_id: str, loaded: Loaded, actor: Actor, stream: str) -> Encounter:
-    """The encounter `encounter_id` (as its tenant knows it), stored as `stream`."""
+def encounter_of(encounter_id: str, loaded: Loaded, principal: Principal) -> Encounter:
+    """The encounter `encounter_id` (as its tenant knows it), as `principal` may see it."""
     return Encounter(
         id=encounter_id,
         ruleset=loaded.ruleset.name,
         version=loaded.version,
         _loaded=loaded,
-        _actor=actor,
-        _stream=stream,
+        _principal=principal,
     )
 
 
