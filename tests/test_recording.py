@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from service.api.errors import status_of
 from service.domain.canonical import canonical_bytes
 from service.domain.common import NoteAdded, ResourceAdjusted, Rewound
 from service.domain.context import GM
@@ -73,7 +74,7 @@ def test_a_command_whose_events_cannot_be_recorded_appends_nothing(
         with pytest.raises(FrayError) as caught:
             await send(engine, encounter_id, {"type": "add-note", "text": "poison"}, GM)
         assert caught.value.code == "internal/unrecordable"
-        assert caught.value.status == 500
+        assert status_of(caught.value) == 500
         fresh = Engine(engine.store)  # another process: no cache
         after = (await fresh.load(encounter_id)).version
         later = await send(fresh, encounter_id, {"type": "add-note", "text": "fine"}, GM)

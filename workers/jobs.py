@@ -47,6 +47,8 @@ LEASE_MS = 10_000  # a firing takes milliseconds; a killed worker's lease lapses
 HOLD = 10.0  # seconds an early job waits at most for the firings under way
 
 _log = logging.getLogger("fray.workers")
+# Refusals that may pass: RQ runs the job again (the sweeper is the backstop).
+PASSING = frozenset({"store/unavailable", "internal/unrecordable", "encounter/busy"})
 
 
 DRAIN = 500  # other due deadlines one job fires at most
@@ -287,7 +289,7 @@ async def _fire(
         if result.events and not result.duplicate:
             lateness = parse_iso(result.events[0].at).timestamp() - deadline.due
     except FrayError as error:
-        if error.status >= 500 or error.code == "encounter/busy":
+        if error.code in PASSING:
             raise  # passing: RQ retries the job
         # The encounter is gone or the rules refuse (e.g. it ended): nothing to fire.
         _log.warning(

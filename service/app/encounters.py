@@ -38,7 +38,6 @@ class BadTokenRequest(FrayError):
     """A token request that names the wrong combatants for its role."""
 
     code = "request/invalid"
-    status = 400
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Named errors of the domain. Each carries a stable code an integrator can branch on."""
+"""Named errors of the domain. Each carries a stable code an integrator can branch on, and
+no HTTP status: only the edges map codes to statuses (`service/api/errors.py`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ class FrayError(Exception):
     """Base of every error Fray reports to a client."""
 
     code = "fray/error"
-    status = 400
 
     def __init__(self, message: str, *, code: str | None = None, details: Any = None) -> None:
         super().__init__(message)
@@ -28,8 +28,6 @@ class FrayError(Exception):
 class RuleViolation(FrayError):
     """A command the rules forbid. `rule` cites the seed section, e.g. "fifty-two §5.2"."""
 
-    status = 422
-
     def __init__(self, code: str, message: str, rule: str | None = None, details: Any = None):
         super().__init__(message, code=code, details=details)
         self.rule = rule
@@ -45,21 +43,17 @@ class InvalidCommand(FrayError):
     """The command is malformed: unknown type, a missing field, a field of the wrong type."""
 
     code = "command/invalid"
-    status = 400
 
 
 class Forbidden(FrayError):
     """The actor may not issue this command (role or combatant ownership)."""
 
     code = "auth/forbidden"
-    status = 403
 
 
 class NotFound(FrayError):
     code = "encounter/not-found"
-    status = 404
 
 
 class Conflict(FrayError):
     code = "encounter/version-conflict"
-    status = 409

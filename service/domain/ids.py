@@ -17,7 +17,6 @@ _ID = re.compile(ID_PATTERN)
 
 class BadId(FrayError):
     code = "request/bad-id"
-    status = 400
 
 
 def is_id(value: object) -> bool:

@@ -28,7 +28,6 @@ class Unrecordable(FrayError):
     """A decided event would not read back as itself: nothing is appended. A bug in Fray."""
 
     code = "internal/unrecordable"
-    status = 500
 
 
 def check_recordable(

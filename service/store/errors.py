@@ -122,7 +122,6 @@ class StoreUnavailable(FrayError, redis.exceptions.ConnectionError):
     may or may not have been appended: retrying it with the same command id is safe."""
 
     code = "store/unavailable"
-    status = 503
 
     def __init__(self, cause: str) -> None:
         super().__init__(

@@ -9,8 +9,18 @@ from typing import Any
 
 import pytest
 
+from service.api.errors import status_of
 from service.app.auth import Auth
 from service.config import Settings
+from service.domain.errors import (
+    Conflict,
+    Forbidden,
+    FrayError,
+    InvalidCommand,
+    NotFound,
+    RuleViolation,
+)
+from service.store.errors import StoreUnavailable
 from tests.api.conftest import KEY, RIVAL_KEY, SECRET, Api, bearer
 from tests.api.helpers import Fight, fight
 
@@ -293,3 +303,21 @@ async def test_a_bad_token_request_names_the_field(
     )
     assert response.status_code == status, response.text
     assert field in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        pytest.param(RuleViolation("turn/not-your-turn", "not yet"), 422, id="a rule: 422"),
+        pytest.param(Conflict("stale"), 409, id="a version conflict"),
+        pytest.param(Conflict("taken", code="encounter/exists"), 409, id="an id taken"),
+        pytest.param(NotFound("none"), 404, id="not found"),
+        pytest.param(Forbidden("no"), 403, id="forbidden"),
+        pytest.param(InvalidCommand("bad"), 400, id="a malformed command"),
+        pytest.param(FrayError("odd", code="request/invalid"), 400, id="a plain refusal"),
+        pytest.param(StoreUnavailable("down"), 503, id="the store away"),
+    ],
+)
+def test_one_table_maps_each_code_to_its_status(error: FrayError, status: int) -> None:
+    assert status_of(error) == status
+    assert not hasattr(error, "status")  # the domain's errors carry codes, not statuses

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 
+from service.api.errors import status_of
 from service.app.auth import Auth, Principal
 from service.app.encounters import Encounters
 from service.app.metrics import Metrics
@@ -102,7 +103,7 @@ Info = strawberry.Info[Context, None]
 
 def graphql_error(error: FrayError) -> GraphQLError:
     """A FrayError as a GraphQL error, its code and details under `extensions`."""
-    extensions: dict[str, Any] = {"code": error.code, "status": error.status}
+    extensions: dict[str, Any] = {"code": error.code, "status": status_of(error)}
     rule = getattr(error, "rule", None)
     if rule is not None:
         extensions["rule"] = rule

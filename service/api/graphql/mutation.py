@@ -14,6 +14,7 @@ import strawberry
 from graphql import GraphQLResolveInfo
 from pydantic import ValidationError
 
+from service.api.errors import status_of
 from service.api.graphql import fields
 from service.api.graphql.commands import ChosenCommand, command_payload
 from service.api.graphql.context import Context, Info, graphql_error
@@ -147,7 +148,7 @@ async def submit(
         request = _request(payload, command_id, expected_version, dice, deck_orders)
         submitted = await encounters.submit(principal, request, api="graphql")
     except FrayError as error:
-        if error.status >= 500:  # not a refusal of the command: Fray or its store failed
+        if status_of(error) >= 500:  # not a refusal of the command: Fray or its store failed
             raise graphql_error(error) from error
         if encounters.metrics is not None:
             encounters.metrics.rejected(error.code)

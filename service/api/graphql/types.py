@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from strawberry.scalars import JSON
 
+from service.api.errors import status_of
 from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.views import action_outputs, summary_output
@@ -191,7 +192,7 @@ class CommandRejected:
             message=error.message,
             rule=rule if isinstance(rule, str) else None,
             details=error.details,
-            status=error.status,
+            status=status_of(error),
         )
 
 
