@@ -166,7 +166,7 @@ class Engine:
             prev_hash=ZERO_HASH,
         )
         first = _stored(envelope)
-        check_recordable(ruleset, [created], [first.body])
+        check_recordable(ruleset, [created], [envelope.to_dict()], [first.body])
         try:
             await self.store.create(stored_as, first, seed, {"ruleset": ruleset.name})
         except EncounterExists as error:
@@ -328,7 +328,9 @@ class Engine:
         deadlines, cancels = _deadlines(encounter_id, changes, armed)
         stored = [_stored(e) for e in envelopes]
         try:
-            check_recordable(loaded.ruleset, events, [s.body for s in stored])
+            check_recordable(
+                loaded.ruleset, events, [e.to_dict() for e in envelopes], [s.body for s in stored]
+            )
         except Unrecordable as error:
             _log.error(
                 "command %s (%s) of encounter %s refused before its append: %s",

@@ -20,9 +20,13 @@ from service.rules.freeform import RULESET
 from tests.engine_helpers import run, send, skirmish
 
 
-def body(event: Event) -> bytes:
+def envelope(event: Event) -> dict[str, Any]:
     kind, schema, data = RULESET.event_data(event)
-    return canonical_bytes({"type": kind, "schema": schema, "data": data})
+    return {"type": kind, "schema": schema, "data": data}
+
+
+def body(event: Event) -> bytes:
+    return canonical_bytes(envelope(event))
 
 
 @pytest.mark.parametrize(
@@ -37,7 +41,7 @@ def test_an_integer_that_would_not_read_back_is_unrecordable(value: int) -> None
     event = Rewound(to_version=value, from_version=1)
 
     with pytest.raises(Unrecordable, match="nothing was appended") as caught:
-        check_recordable(RULESET, [event], [body(event)])
+        check_recordable(RULESET, [event], [envelope(event)], [body(event)])
 
     assert caught.value.code == "internal/unrecordable"
 
@@ -47,13 +51,13 @@ def test_an_event_that_parses_back_differently_is_unrecordable() -> None:
     different = NoteAdded(text="seen", hidden=True)
 
     with pytest.raises(Unrecordable, match="different event"):
-        check_recordable(RULESET, [different], [body(written)])
+        check_recordable(RULESET, [different], [envelope(written)], [body(written)])
 
 
 def test_ordinary_events_are_recordable() -> None:
     events = [Rewound(to_version=2**53 - 1, from_version=1), NoteAdded(text="ü ✓ \u2028")]
 
-    check_recordable(RULESET, events, [body(e) for e in events])
+    check_recordable(RULESET, events, [envelope(e) for e in events], [body(e) for e in events])
 
 
 def test_a_command_whose_events_cannot_be_recorded_appends_nothing(

@@ -104,6 +104,7 @@ class Auth:
         self._secret = secret.encode()
         self._clock = clock
         self._owners: OrderedDict[str, str | None] = OrderedDict()
+        self._verified: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     # --- tokens ------------------------------------------------------------------------
 
@@ -135,7 +136,21 @@ class Auth:
         return hmac.new(self._secret, signed.encode(), hashlib.sha256).digest()
 
     def verify(self, token: str) -> dict[str, Any]:
-        """The payload of a genuine, unexpired token."""
+        """The payload of a genuine, unexpired token. A token checked once is remembered
+        (its signature cannot change), so a busy client pays for the HMAC once; its expiry
+        is checked on every use."""
+        payload = self._verified.get(token)
+        if payload is None:
+            payload = self._checked(token)
+            self._verified[token] = payload
+            while len(self._verified) > _CACHE_SIZE:
+                self._verified.popitem(last=False)
+        exp = payload["exp"]
+        if exp <= self._clock():
+            raise ExpiredToken("the token has expired; mint a new one")
+        return payload
+
+    def _checked(self, token: str) -> dict[str, Any]:
         signed, _, signature = token.rpartition(".")
         if not signed.startswith(f"{PREFIX}.") or signed.count(".") != 1:
             raise InvalidToken("the credential is neither an API key nor a Fray token")
@@ -148,9 +163,8 @@ class Auth:
             raise InvalidToken("the token's signature does not match")
         if not isinstance(payload, dict) or payload.get("role") not in TOKEN_ROLES:
             raise InvalidToken("the token's payload is not a Fray token")
-        exp = payload.get("exp")
-        if not isinstance(exp, int) or exp <= self._clock():
-            raise ExpiredToken("the token has expired; mint a new one")
+        if not isinstance(payload.get("exp"), int):
+            raise InvalidToken("the token's payload is not a Fray token")
         return payload
 
     # --- principals --------------------------------------------------------------------

@@ -162,7 +162,13 @@ class Multiplexed:
         if protocol is None or protocol.closed:
             protocol = await self._connect()
         futures = [protocol.send(_pack(command)) for command in commands]
-        return [await future for future in futures]
+        # Every reply is awaited, even after one fails: a failed reply left unawaited is an
+        # exception the event loop reports as never retrieved.
+        replies = await asyncio.gather(*futures, return_exceptions=True)
+        for reply in replies:
+            if isinstance(reply, BaseException):
+                raise reply
+        return replies
 
     async def evalsha(self, script: Arg, sha: str, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
         """Run a Lua script by its SHA-1, loading it the first time the server lacks it."""
