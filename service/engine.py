@@ -42,6 +42,7 @@ from service.domain.recording import Unrecordable, check_recordable
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import iso, parse_iso
 from service.rules.registry import RULESETS, ruleset_named
+from service.store.checks import check_encounter_id
 from service.store.errors import (
     CommandIdReused,
     EncounterExists,
@@ -50,8 +51,7 @@ from service.store.errors import (
     VersionConflict,
 )
 from service.store.events import AppendResult, Deadline, StoredEvent
-from service.store.keys import check_encounter_id
-from service.store.redis_store import EventStore
+from service.store.protocol import Store
 
 Clock = Callable[[], datetime]
 Number = Annotated[int, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
@@ -110,7 +110,7 @@ DeadlineHook = Callable[[str, list[Deadline]], Awaitable[None]]
 
 @dataclass
 class Engine:
-    store: EventStore
+    store: Store
     clock: Clock = wall_clock
     cache_size: int = 1024
     # Told of the deadlines each append recorded (the API schedules their jobs with it);

@@ -1,4 +1,9 @@
-"""Running the pipeline against the suite's real Redis."""
+"""Running the pipeline: on an in-memory store (`run`), so engine and demo tests need no
+Redis, or on the suite's Redis (`run_on_redis`) where a worker or the CLI reads the stream.
+
+The store contract suite (tests/store) holds the in-memory store to the Redis store's
+behaviour; the API, worker and end-to-end suites run the pipeline on Redis.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
 from service.engine import CommandRequest, Engine, Outcome
 from service.rules.registry import RULESETS
+from service.store.memory import MemoryStore
 from service.store.redis_store import EventStore
 
 T = TypeVar("T")
@@ -27,14 +33,20 @@ COMBATANTS = [
 ]  # fmt: skip
 
 
-def run(redis_url: str, scenario: Callable[[Engine], Awaitable[T]], **engine: Any) -> T:
+def run(
+    scenario: Callable[[Engine], Awaitable[T]], *, snapshot_every: int = 100, **engine: Any
+) -> T:
+    """Run a scenario on an engine over a fresh in-memory store."""
+    return asyncio.run(scenario(Engine(MemoryStore(snapshot_every=snapshot_every), **engine)))
+
+
+def run_on_redis(redis_url: str, scenario: Callable[[Engine], Awaitable[T]], **engine: Any) -> T:
+    """Run a scenario on an engine over the Redis at `redis_url`."""
+
     async def main() -> T:
         client = aioredis.Redis.from_url(redis_url)
         try:
-            snapshot_every = engine.pop("snapshot_every", 100)
-            return await scenario(
-                Engine(EventStore(client, snapshot_every=snapshot_every), **engine)
-            )
+            return await scenario(Engine(EventStore(client), **engine))
         finally:
             await client.aclose()
 
@@ -44,7 +56,7 @@ def run(redis_url: str, scenario: Callable[[Engine], Awaitable[T]], **engine: An
 Played = tuple[list[str], list[Envelope], dict[str, dict[str, int]]]
 
 
-def play_demo(redis_url: str, demo: Callable[[Engine], Awaitable[tuple[str, list[str]]]]) -> Played:
+def play_demo(demo: Callable[[Engine], Awaitable[tuple[str, list[str]]]]) -> Played:
     """Play a scripted demo: its narration, its stored stream and every combatant's pools."""
 
     async def scenario(engine: Engine) -> Played:
@@ -54,7 +66,7 @@ def play_demo(redis_url: str, demo: Callable[[Engine], Awaitable[tuple[str, list
         pools = {cid: c.resource_values() for cid, c in table.combatants.items()}
         return lines, stream, pools
 
-    return run(redis_url, scenario)
+    return run(scenario)
 
 
 async def send(

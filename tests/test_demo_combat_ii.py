@@ -120,8 +120,8 @@ KEY_LINES = [
 
 
 @pytest.fixture(scope="module")
-def fight(redis_url: str) -> Played:
-    return play_demo(redis_url, run_combat_ii_demo)
+def fight() -> Played:
+    return play_demo(run_combat_ii_demo)
 
 
 def _events(lines: list[str]) -> list[str]:
@@ -277,7 +277,7 @@ def test_the_readme_names_every_stat_block_file():
             assert f"`{path.name}`" in readme
 
 
-def test_a_refused_step_says_which_step(redis_url, tmp_path):
+def test_a_refused_step_says_which_step(tmp_path):
     shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
     script = json.loads((tmp_path / "encounter.json").read_text())
     index = next(
@@ -297,7 +297,7 @@ def test_a_refused_step_says_which_step(redis_url, tmp_path):
         await run_combat_ii_demo(engine, tmp_path)
 
     with pytest.raises(StepRefused, match=rf"step {number} \(archer: attack\).*losers-first"):
-        run(redis_url, scenario)
+        run(scenario)
 
 
 # --- render_timeline and resolution_starts on small hand-built tables -------------------------

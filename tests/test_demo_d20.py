@@ -61,8 +61,8 @@ KEY_LINES = [
 
 
 @pytest.fixture(scope="module")
-def fight(redis_url: str) -> Played:
-    return play_demo(redis_url, run_d20_demo)
+def fight() -> Played:
+    return play_demo(run_d20_demo)
 
 
 def test_the_scripted_fight_audits(fight):
@@ -127,7 +127,7 @@ def test_every_example_stat_block_is_valid():
     check_example_stat_blocks("d20-action-points", EXAMPLES)
 
 
-def test_a_refused_step_says_which_step(redis_url, tmp_path):
+def test_a_refused_step_says_which_step(tmp_path):
     shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
     script = json.loads((tmp_path / "encounter.json").read_text())
     index = next(i for i, s in enumerate(script["steps"]) if s["command"]["type"] == "break-free")
@@ -151,7 +151,7 @@ def test_a_refused_step_says_which_step(redis_url, tmp_path):
     with pytest.raises(
         StepRefused, match=rf"step {number} \(gm: attack\).*grapple/must-break-free"
     ):
-        run(redis_url, scenario)
+        run(scenario)
 
 
 def test_fray_demo_d20_action_points(redis_url):

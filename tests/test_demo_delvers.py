@@ -25,8 +25,8 @@ SEED_EXAMPLES = [
 
 
 @pytest.fixture(scope="module")
-def fight(redis_url: str) -> Played:
-    return play_demo(redis_url, run_delvers_demo)
+def fight() -> Played:
+    return play_demo(run_delvers_demo)
 
 
 def test_the_scripted_fight_audits(fight):
@@ -78,7 +78,7 @@ def test_every_example_stat_block_is_valid():
     check_example_stat_blocks("delvers-deep", EXAMPLES)
 
 
-def test_a_refused_step_says_which_step(redis_url, tmp_path):
+def test_a_refused_step_says_which_step(tmp_path):
     shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
     script = json.loads((tmp_path / "encounter.json").read_text())
     script["steps"][4]["command"]["type"] = "brace"  # Daerion braces twice in one turn
@@ -89,7 +89,7 @@ def test_a_refused_step_says_which_step(redis_url, tmp_path):
         await run_delvers_demo(engine, tmp_path)
 
     with pytest.raises(StepRefused, match=r"step 15 \(daerion: brace\).*actions/once-per-turn"):
-        run(redis_url, scenario)
+        run(scenario)
 
 
 def test_fray_demo_delvers_deep(redis_url):

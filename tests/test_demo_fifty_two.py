@@ -52,7 +52,7 @@ class Fight:
 
 
 @pytest.fixture(scope="module")
-def fight(redis_url: str) -> Fight:
+def fight() -> Fight:
     async def scenario(engine):
         encounter_id, lines = await run_fifty_two_demo(engine)
         stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
@@ -65,7 +65,7 @@ def fight(redis_url: str) -> Fight:
                 fields[envelope.version] = state.field
         return Fight(lines, stream, hp, fields)
 
-    return run(redis_url, scenario)
+    return run(scenario)
 
 
 def pairs(field: Battlefield) -> set[frozenset[str]]:

@@ -87,8 +87,8 @@ KEY_LINES = [
 
 
 @pytest.fixture(scope="module")
-def fight(redis_url: str) -> Played:
-    return play_demo(redis_url, run_hex_demo)
+def fight() -> Played:
+    return play_demo(run_hex_demo)
 
 
 def _events(lines: list[str]) -> list[str]:
@@ -236,7 +236,7 @@ def test_every_example_stat_block_is_valid():
     check_example_stat_blocks("hex-tactical", EXAMPLES)
 
 
-def test_a_refused_step_says_which_step(redis_url, tmp_path):
+def test_a_refused_step_says_which_step(tmp_path):
     shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
     script = json.loads((tmp_path / "encounter.json").read_text())
     index = next(i for i, s in enumerate(script["steps"]) if s["command"]["type"] == "pass-enemy")
@@ -252,7 +252,7 @@ def test_a_refused_step_says_which_step(redis_url, tmp_path):
         await run_hex_demo(engine, tmp_path)
 
     with pytest.raises(StepRefused, match=rf"step {number} \(gm: move\).*move/blocked"):
-        run(redis_url, scenario)
+        run(scenario)
 
 
 # --- render_map on small hand-built tables ----------------------------------------------------

@@ -61,7 +61,7 @@ def test_ordinary_events_are_recordable() -> None:
 
 
 def test_a_command_whose_events_cannot_be_recorded_appends_nothing(
-    redis_url: str, encounter_id: str, monkeypatch: pytest.MonkeyPatch, caplog: Any
+    encounter_id: str, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
     """A fault in a ruleset (here forced) answers 500 and leaves the stream as it was."""
     decide = type(RULESET).decide
@@ -85,7 +85,7 @@ def test_a_command_whose_events_cannot_be_recorded_appends_nothing(
         return before, after, later.version
 
     with caplog.at_level(logging.ERROR, logger="fray.engine"):
-        before, after, later = run(redis_url, scenario)
+        before, after, later = run(scenario)
 
     assert after == before
     assert later == before + 1

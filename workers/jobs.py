@@ -37,6 +37,7 @@ from service.domain.timefmt import iso, parse_iso
 from service.engine import CommandRequest, Engine
 from service.store.clients import redis_client
 from service.store.events import Deadline, score_text
+from service.store.protocol import Store
 from service.store.redis_store import EventStore
 from workers.dispatch import Dispatcher, job_id
 from workers.metrics import DeadlineMetrics
@@ -268,7 +269,7 @@ async def fire(
     return outcome
 
 
-async def _pending(store: EventStore, encounter_id: str, key: str, due: float) -> Deadline | None:
+async def _pending(store: Store, encounter_id: str, key: str, due: float) -> Deadline | None:
     """The deadline `key` of the outbox if it is still due at `due`."""
     for deadline in await store.pending_deadlines(encounter_id):
         if deadline.key == key and score_text(deadline.due) == score_text(due):

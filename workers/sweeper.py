@@ -29,6 +29,7 @@ import redis
 from rq import Queue
 
 from service.store.clients import redis_client
+from service.store.protocol import Store
 from service.store.redis_store import EventStore
 from workers.dispatch import deadline_queue, enqueue, job_id
 
@@ -41,7 +42,7 @@ _log = logging.getLogger("fray.workers")
 
 
 async def sweep_once(
-    store: EventStore, queue: Queue, now: float, grace: float = GRACE, batch: int = BATCH
+    store: Store, queue: Queue, now: float, grace: float = GRACE, batch: int = BATCH
 ) -> list[str]:
     """Enqueue the deadlines overdue by more than `grace`; the job ids enqueued."""
     enqueued: list[str] = []

@@ -1,4 +1,7 @@
-"""Event store: encounters as Redis streams of opaque, versioned, hashed events."""
+"""Event stores: encounters as streams of opaque, versioned, hashed events.
+
+`Store` is the contract; `EventStore` keeps encounters in Redis, `MemoryStore` in memory.
+"""
 
 from service.store.errors import (
     CommandIdReused,
@@ -13,6 +16,8 @@ from service.store.errors import (
     VersionConflict,
 )
 from service.store.events import AppendResult, Deadline, Head, StoredEvent
+from service.store.memory import MemoryStore
+from service.store.protocol import Store
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub, Subscription
 
@@ -26,6 +31,8 @@ __all__ = [
     "Head",
     "HubClosed",
     "InvalidArgument",
+    "MemoryStore",
+    "Store",
     "StoreCorrupted",
     "StoreError",
     "StoredEvent",

@@ -72,9 +72,14 @@ def event_from_entry(
     )
 
 
-def score_text(due: float) -> str:
-    """A due time as Redis reads it back to the same double (repr round-trips)."""
+def check_due(due: float) -> float:
+    """A due time as every store keeps it: a finite double."""
     value = float(due)
     if not math.isfinite(value):
         raise InvalidArgument(f"deadline due time must be finite, got {due!r}")
-    return repr(value)
+    return value
+
+
+def score_text(due: float) -> str:
+    """A due time as Redis reads it back to the same double (repr round-trips)."""
+    return repr(check_due(due))

@@ -17,23 +17,11 @@ deadline), which is the only key outside an encounter's slot.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from service.store.errors import InvalidArgument
+from service.store.checks import check_encounter_id
 
 DEADLINE_INDEX = "fray:deadlines"
-
-# Braces would break the hash tag and whitespace makes keys hard to handle in tooling.
-_ENCOUNTER_ID = re.compile(r"[^{}\s]{1,200}")
-
-
-def check_encounter_id(encounter_id: str) -> str:
-    if not isinstance(encounter_id, str) or not _ENCOUNTER_ID.fullmatch(encounter_id):
-        raise InvalidArgument(
-            f"invalid encounter id {encounter_id!r}: 1-200 characters, no braces or whitespace"
-        )
-    return encounter_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,10 @@
-"""The event store: one Redis stream per encounter, appended to by atomic Lua scripts.
+"""The Redis store: one Redis stream per encounter, appended to by atomic Lua scripts.
 
-The store does not know the event schema. It keeps opaque event bodies with their
-version and hash, guards appends with an exact expected version and an idempotent
-command id, and keeps each encounter's pending deadlines (its outbox) in step with its
-events. Stream entry ids are "<version>-0", so reading after a version is a range scan.
+It implements the store contract (`service.store.protocol.Store`): opaque event bodies
+with their version and hash, appends guarded by an exact expected version and an
+idempotent command id, and each encounter's pending deadlines (its outbox) kept in step
+with its events. Stream entry ids are "<version>-0", so reading after a version is a
+range scan.
 
 Key layout: see `service.store.keys`. Scripts, and the Redis Cluster caveat about the
 global deadline index: see `service.store.scripts`.
@@ -13,12 +14,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 import redis.asyncio
 
-from service.store import scripts
+from service.store import checks, scripts
 from service.store.errors import (
     CommandIdReused,
     EncounterExists,
@@ -38,15 +38,16 @@ from service.store.events import (
 )
 from service.store.keys import DEADLINE_INDEX, encounter_keys
 from service.store.multiplex import Multiplexed
-
-RESERVED_META = frozenset({"version", "hash", "created"})
-_NO_META: Mapping[str, str] = MappingProxyType({})
+from service.store.protocol import NO_META, Store
 
 
-class EventStore:
+class EventStore(Store):
     """Encounters as Redis streams, on a `redis.asyncio.Redis` built with decode_responses=False.
 
     `snapshot_every` is advice for callers (see `snapshot_due`); the store never snapshots.
+    Beyond the contract, an append refuses with `StoreCorrupted` when the stream has run
+    ahead of the encounter's meta (written to by hand), and every call raises
+    `StoreUnavailable` while Redis is away (given a `clients.redis_client`).
     """
 
     def __init__(
@@ -55,13 +56,11 @@ class EventStore:
         snapshot_every: int = 100,
         multiplexed: Multiplexed | None = None,
     ) -> None:
-        if snapshot_every < 1:
-            raise InvalidArgument("snapshot_every must be at least 1")
+        self.snapshot_every = checks.check_snapshot_every(snapshot_every)
         self._client = client
         # Appends go through the pipelined connection when there is one (the API's
         # command path); everything else through redis-py.
         self._multiplexed = multiplexed
-        self.snapshot_every = snapshot_every
         self._create = client.register_script(scripts.CREATE)
         self._append = client.register_script(scripts.APPEND)
         self._clear_deadline = client.register_script(scripts.CLEAR_DEADLINE)
@@ -75,14 +74,10 @@ class EventStore:
         encounter_id: str,
         first: StoredEvent,
         seed: bytes,
-        meta: Mapping[str, str] = _NO_META,
+        meta: Mapping[str, str] = NO_META,
     ) -> AppendResult:
         keys = encounter_keys(encounter_id)
-        if first.version != 1:
-            raise InvalidArgument(f"the first event must be version 1, got {first.version}")
-        clash = RESERVED_META.intersection(meta)
-        if clash:
-            raise InvalidArgument(f"meta fields {sorted(clash)} are reserved by the store")
+        checks.check_create(first, meta)
         args: list[str | bytes] = [first.hash, first.body, seed, repr(time.time())]
         for field, value in meta.items():
             args += [field, value]
@@ -102,7 +97,8 @@ class EventStore:
         cancel: Sequence[str] = (),
     ) -> AppendResult:
         keys = encounter_keys(encounter_id)
-        _check_append(expected_version, command_id, events, deadlines, cancel)
+        # The script trusts these; checking here keeps every refusal ahead of any write.
+        checks.check_append(expected_version, command_id, events, deadlines, cancel)
         args: list[str | bytes | int] = [
             expected_version,
             command_id,
@@ -146,20 +142,12 @@ class EventStore:
         raise RuntimeError(f"unexpected reply from the append script: {reply!r}")
 
     def snapshot_due(self, result: AppendResult) -> bool:
-        """Whether an append crossed a multiple of `snapshot_every` (the caller snapshots).
-
-        The store cannot build snapshots itself: it does not know the event schema.
-        """
-        if result.duplicate or result.count <= 0:
-            return False
-        every = self.snapshot_every
-        return result.last_version // every > (result.first_version - 1) // every
+        """Whether an append crossed a multiple of `snapshot_every` (the caller snapshots)."""
+        return checks.snapshot_due(self.snapshot_every, result)
 
     async def save_snapshot(self, encounter_id: str, version: int, payload: bytes) -> bool:
-        """Store a snapshot unless one at this version or later exists; True if stored."""
         keys = encounter_keys(encounter_id)
-        if version < 1:
-            raise InvalidArgument(f"snapshot version must be at least 1, got {version}")
+        checks.check_snapshot_version(version)
         reply = await self._save_snapshot(keys=[keys.snap, keys.meta], args=[version, payload])
         status = _status(reply)
         if status == "missing":
@@ -173,8 +161,6 @@ class EventStore:
     async def clear_deadline(
         self, encounter_id: str, key: str, due: float, payload: bytes | None = None
     ) -> bool:
-        """Remove a deadline that fired, unless it has since moved to another due time (or,
-        given its `payload`, been set again with another payload)."""
         keys = encounter_keys(encounter_id)
         args: list[str | bytes] = [key, score_text(due), encounter_id]
         if payload is not None:
@@ -198,7 +184,6 @@ class EventStore:
         return Head(version=int(version), hash=_text(digest))
 
     async def meta(self, encounter_id: str) -> dict[str, str] | None:
-        """Every field of :meta, the store's own (version, hash, created) included."""
         fields = await self._client.hgetall(encounter_keys(encounter_id).meta)
         if not fields:
             return None
@@ -215,15 +200,8 @@ class EventStore:
         limit: int | None = None,
         up_to: int | None = None,
     ) -> list[StoredEvent]:
-        """Events with after < version <= up_to, oldest first, at most `limit` of them.
-
-        A missing encounter reads as empty, like a missing head reads as None.
-        """
         key = encounter_keys(encounter_id).events
-        if after < 0:
-            raise InvalidArgument(f"after must not be negative, got {after}")
-        if limit is not None and limit < 0:
-            raise InvalidArgument(f"limit must not be negative, got {limit}")
+        checks.check_read(after, limit)
         if limit == 0 or (up_to is not None and up_to <= after):
             return []
         upper = "+" if up_to is None else stream_id(up_to)
@@ -237,11 +215,6 @@ class EventStore:
     async def command_outcome(
         self, encounter_id: str, command_id: str
     ) -> tuple[int, int, str] | None:
-        """A recorded command's (first_version, last_version, fingerprint), or None.
-
-        Lets a caller answer a retry without deciding the command again; `append` applies
-        the same record atomically, so this is only a shortcut.
-        """
         record = await self._client.hget(encounter_keys(encounter_id).cmds, command_id)
         if record is None:
             return None
@@ -256,11 +229,9 @@ class EventStore:
         return int(version), payload
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
-        """Every pending deadline of the encounter, earliest first."""
         return await self._outbox(encounter_id, "+inf", -1)
 
     async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, Deadline]]:
-        """Up to `limit` deadlines due at or before `now`, earliest first, across encounters."""
         if limit <= 0:
             return []
         now_text = score_text(now)
@@ -285,36 +256,6 @@ class EventStore:
             Deadline(key=_text(flat[i]), due=float(flat[i + 1]), payload=_bytes(flat[i + 2]))
             for i in range(0, len(flat), 3)
         ]
-
-
-def _check_append(
-    expected_version: int,
-    command_id: str,
-    events: Sequence[StoredEvent],
-    deadlines: Sequence[Deadline],
-    cancel: Sequence[str],
-) -> None:
-    # The script trusts these; checking here keeps every refusal ahead of any write.
-    if expected_version < 0:
-        raise InvalidArgument(f"expected_version must not be negative, got {expected_version}")
-    if not command_id:
-        raise InvalidArgument("command_id must not be empty")
-    for offset, event in enumerate(events, start=1):
-        if event.version != expected_version + offset:
-            raise InvalidArgument(
-                f"event {offset} of the append has version {event.version}, "
-                f"expected {expected_version + offset}"
-            )
-    set_keys = [deadline.key for deadline in deadlines]
-    for deadline in deadlines:
-        if not deadline.key:
-            raise InvalidArgument("deadline keys must not be empty")
-        score_text(deadline.due)
-    if len(set(set_keys)) != len(set_keys):
-        raise InvalidArgument(f"a deadline key is set twice in one append: {set_keys}")
-    both = set(set_keys).intersection(cancel)
-    if both:
-        raise InvalidArgument(f"deadlines both set and cancelled in one append: {sorted(both)}")
 
 
 def _status(reply: Any) -> str:

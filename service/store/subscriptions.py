@@ -32,6 +32,7 @@ from typing import Any
 import redis.asyncio
 import redis.exceptions
 
+from service.store.checks import check_encounter_id
 from service.store.errors import (
     HubClosed,
     InvalidArgument,
@@ -40,7 +41,7 @@ from service.store.errors import (
     SubscriptionFailed,
 )
 from service.store.events import StoredEvent, event_from_entry, stream_id
-from service.store.keys import check_encounter_id, events_key
+from service.store.keys import events_key
 
 _log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from service.embedded_redis import free_port
-from tests.engine_helpers import run, send, skirmish
+from tests.engine_helpers import run_on_redis, send, skirmish
 
 FRAY = str(Path(sys.executable).parent / "fray")
 
@@ -32,7 +32,7 @@ def finished(redis_url: str, encounter_id: str) -> str:
         await send(engine, encounter_id, {"type": "end-turn"})
         await send(engine, encounter_id, {"type": "end-encounter"})
 
-    run(redis_url, scenario)
+    run_on_redis(redis_url, scenario)
     return encounter_id
 
 

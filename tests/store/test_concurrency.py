@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import pytest
-import redis.asyncio
 
-from service.store import Deadline, EventStore, VersionConflict
-from service.store.keys import encounter_keys
-from tests.store.conftest import Scenario
-from tests.store.helpers import event, events
-
-Run = Callable[[Scenario], None]
+from service.store import Deadline, Store, VersionConflict
+from tests.store.conftest import RunStore
+from tests.store.helpers import event, events, observed
 
 WRITERS = 50
 COMMANDS_PER_WRITER = 2
@@ -21,13 +16,12 @@ EVENTS_PER_COMMAND = 2
 
 
 def test_wrong_expected_version_conflicts_and_writes_nothing(
-    run_store: Run, encounter_id: str
+    run_store: RunStore, encounter_id: str
 ) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
-        keys = encounter_keys(encounter_id)
+    async def scenario(store: Store) -> None:
         await store.create(encounter_id, event(1), seed=b"s")
         await store.append(encounter_id, 1, "cmd-1", "fp", events(2, 4))
-        meta_before = await client.hgetall(keys.meta)
+        before = await observed(store, encounter_id, "cmd-1", "cmd-2")
 
         with pytest.raises(VersionConflict) as caught:
             await store.append(
@@ -37,9 +31,8 @@ def test_wrong_expected_version_conflicts_and_writes_nothing(
         assert caught.value.code == "store/version-conflict"
         assert str(caught.value) == "expected version 3 but the encounter is at version 5"
 
-        assert await client.xlen(keys.events) == 5
-        assert await client.hgetall(keys.meta) == meta_before
-        assert not await client.hexists(keys.cmds, "cmd-2")
+        assert await observed(store, encounter_id, "cmd-1", "cmd-2") == before
+        assert await store.command_outcome(encounter_id, "cmd-2") is None
         assert await store.pending_deadlines(encounter_id) == []
         # The refused command id was not recorded, so it can be used once the writer catches up.
         result = await store.append(encounter_id, 5, "cmd-2", "fp", events(6, 2))
@@ -48,8 +41,8 @@ def test_wrong_expected_version_conflicts_and_writes_nothing(
     run_store(scenario)
 
 
-def test_version_ahead_of_the_encounter_conflicts(run_store: Run, encounter_id: str) -> None:
-    async def scenario(store: EventStore, _: redis.asyncio.Redis) -> None:
+def test_version_ahead_of_the_encounter_conflicts(run_store: RunStore, encounter_id: str) -> None:
+    async def scenario(store: Store) -> None:
         await store.create(encounter_id, event(1), seed=b"s")
         with pytest.raises(VersionConflict) as caught:
             await store.append(encounter_id, 7, "cmd", "fp", events(8, 1))
@@ -59,9 +52,9 @@ def test_version_ahead_of_the_encounter_conflicts(run_store: Run, encounter_id: 
 
 
 def test_concurrent_writers_leave_no_gap_and_no_duplicate(
-    run_store: Run, encounter_id: str
+    run_store: RunStore, encounter_id: str
 ) -> None:
-    async def writer(store: EventStore, number: int) -> int:
+    async def writer(store: Store, number: int) -> int:
         conflicts = 0
         for command in range(COMMANDS_PER_WRITER):
             command_id = f"writer-{number}-cmd-{command}"
@@ -80,7 +73,7 @@ def test_concurrent_writers_leave_no_gap_and_no_duplicate(
                     conflicts += 1
         return conflicts
 
-    async def scenario(store: EventStore, _: redis.asyncio.Redis) -> None:
+    async def scenario(store: Store) -> None:
         await store.create(encounter_id, event(1, '{"created":true}'), seed=b"s")
         conflicts = await asyncio.gather(*(writer(store, n) for n in range(WRITERS)))
         stored = await store.read(encounter_id)
@@ -100,8 +93,10 @@ def test_concurrent_writers_leave_no_gap_and_no_duplicate(
     run_store(scenario)
 
 
-def test_concurrent_retries_of_one_command_write_it_once(run_store: Run, encounter_id: str) -> None:
-    async def scenario(store: EventStore, _: redis.asyncio.Redis) -> None:
+def test_concurrent_retries_of_one_command_write_it_once(
+    run_store: RunStore, encounter_id: str
+) -> None:
+    async def scenario(store: Store) -> None:
         await store.create(encounter_id, event(1), seed=b"s")
         results = await asyncio.gather(
             *(store.append(encounter_id, 1, "cmd", "fp", events(2, 3)) for _ in range(10))

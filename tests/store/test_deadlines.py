@@ -1,76 +1,71 @@
-"""Deadlines: an encounter's outbox, written with its events, and the global due index."""
+"""Deadlines: an encounter's outbox, written with its events, and the global due index.
+
+`indexed` reads the index through `due_deadlines`: a deadline the index does not lead to
+is one no worker would find.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
-import redis.asyncio
 
-from service.store import Deadline, EventStore, VersionConflict
-from service.store.keys import DEADLINE_INDEX
-from tests.store.conftest import Scenario
-from tests.store.helpers import event, events
-
-Run = Callable[[Scenario], None]
+from service.store import Deadline, InvalidArgument, Store, VersionConflict
+from tests.store.conftest import RunStore
+from tests.store.helpers import event, events, indexed
 
 
-async def _new(store: EventStore, encounter_id: str) -> None:
+async def _new(store: Store, encounter_id: str) -> None:
     await store.create(encounter_id, event(1), seed=b"s")
 
 
-def test_deadlines_are_written_with_the_events(run_store: Run, encounter_id: str) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+def test_deadlines_are_written_with_the_events(run_store: RunStore, encounter_id: str) -> None:
+    async def scenario(store: Store) -> None:
         await _new(store, encounter_id)
         turn = Deadline("turn:goblin", 1_700_000_030.25, b'{"end":"turn"}')
         spell = Deadline("spell:haste", 1_700_000_090.5, b'{"expire":"haste"}')
         await store.append(encounter_id, 1, "cmd", "fp", events(2, 1), [spell, turn])
         assert await store.pending_deadlines(encounter_id) == [turn, spell]
-        assert await client.zscore(DEADLINE_INDEX, encounter_id) == turn.due
+        assert await indexed(store, encounter_id) == [turn.due, spell.due]
 
         with pytest.raises(VersionConflict):
             await store.append(
                 encounter_id, 1, "late", "fp", events(2, 1), [Deadline("other", 1.0, b"")]
             )
         assert await store.pending_deadlines(encounter_id) == [turn, spell]
-        assert await client.zscore(DEADLINE_INDEX, encounter_id) == turn.due
+        assert await indexed(store, encounter_id) == [turn.due, spell.due]
 
     run_store(scenario)
 
 
-def test_a_moved_deadline_replaces_the_old_one(run_store: Run, encounter_id: str) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+def test_a_moved_deadline_replaces_the_old_one(run_store: RunStore, encounter_id: str) -> None:
+    async def scenario(store: Store) -> None:
         await _new(store, encounter_id)
         await store.append(encounter_id, 1, "c1", "fp", [], [Deadline("turn", 100.0, b"old")])
         await store.append(encounter_id, 1, "c2", "fp", [], [Deadline("turn", 250.0, b"new")])
         assert await store.pending_deadlines(encounter_id) == [Deadline("turn", 250.0, b"new")]
-        assert await client.zscore(DEADLINE_INDEX, encounter_id) == 250.0
+        assert await indexed(store, encounter_id) == [250.0]
 
     run_store(scenario)
 
 
-def test_cancel_removes_a_deadline(run_store: Run, encounter_id: str) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+def test_cancel_removes_a_deadline(run_store: RunStore, encounter_id: str) -> None:
+    async def scenario(store: Store) -> None:
         await _new(store, encounter_id)
         both = [Deadline("a", 10.0, b"a"), Deadline("b", 20.0, b"b")]
         await store.append(encounter_id, 1, "c1", "fp", [], both)
         await store.append(encounter_id, 1, "c2", "fp", events(2, 1), cancel=["a", "absent"])
         assert await store.pending_deadlines(encounter_id) == [both[1]]
-        assert await client.zscore(DEADLINE_INDEX, encounter_id) == 20.0
+        assert await indexed(store, encounter_id) == [20.0]
         await store.append(encounter_id, 2, "c3", "fp", [], cancel=["b"])
         assert await store.pending_deadlines(encounter_id) == []
-        assert await client.zscore(DEADLINE_INDEX, encounter_id) is None
+        assert await indexed(store, encounter_id) == []
 
     run_store(scenario)
 
 
 def test_due_deadlines_returns_only_due_ones_across_encounters(
-    run_store: Run, encounter_id: str
+    run_store: RunStore, encounter_id: str
 ) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
-        # Each test process has its own server and runs one test at a time, so clearing
-        # the global index only hides other tests' leftovers.
-        await client.delete(DEADLINE_INDEX)
+    async def scenario(store: Store) -> None:
         one, two, idle = encounter_id + "-1", encounter_id + "-2", encounter_id + "-3"
         for eid in (one, two, idle):
             await _new(store, eid)
@@ -93,12 +88,13 @@ def test_due_deadlines_returns_only_due_ones_across_encounters(
             (two, Deadline("x", 150.0, b"2x")),
         ]
         assert len(await store.due_deadlines(now=1000.0)) == 5
+        assert await store.due_deadlines(now=1000.0, limit=0) == []
 
-    run_store(scenario)
+    run_store(scenario, clear_deadline_index=True)
 
 
-def test_clear_deadline_keeps_a_deadline_that_moved(run_store: Run, encounter_id: str) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+def test_clear_deadline_keeps_a_deadline_that_moved(run_store: RunStore, encounter_id: str) -> None:
+    async def scenario(store: Store) -> None:
         await _new(store, encounter_id)
         await store.append(encounter_id, 1, "c1", "fp", [], [Deadline("turn", 100.1, b"p")])
         await store.append(encounter_id, 1, "c2", "fp", [], [Deadline("turn", 160.7, b"p")])
@@ -108,16 +104,16 @@ def test_clear_deadline_keeps_a_deadline_that_moved(run_store: Run, encounter_id
 
         assert await store.clear_deadline(encounter_id, "turn", 160.7)
         assert await store.pending_deadlines(encounter_id) == []
-        assert await client.zscore(DEADLINE_INDEX, encounter_id) is None
+        assert await indexed(store, encounter_id) == []
         assert not await store.clear_deadline(encounter_id, "turn", 160.7)
 
     run_store(scenario)
 
 
 def test_clear_deadline_given_its_payload_keeps_one_set_again_for_the_same_time(
-    run_store: Run, encounter_id: str
+    run_store: RunStore, encounter_id: str
 ) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+    async def scenario(store: Store) -> None:
         await _new(store, encounter_id)
         await store.append(encounter_id, 1, "c1", "fp", [], [Deadline("turn", 100.1, b"first")])
         await store.append(encounter_id, 1, "c2", "fp", [], [Deadline("turn", 100.1, b"again")])
@@ -131,13 +127,58 @@ def test_clear_deadline_given_its_payload_keeps_one_set_again_for_the_same_time(
 
 
 def test_clearing_one_deadline_moves_the_index_to_the_next(
-    run_store: Run, encounter_id: str
+    run_store: RunStore, encounter_id: str
 ) -> None:
-    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+    async def scenario(store: Store) -> None:
         await _new(store, encounter_id)
         pair = [Deadline("a", 1_700_000_000.123456, b""), Deadline("b", 1_700_000_007.5, b"")]
         await store.append(encounter_id, 1, "c", "fp", [], pair)
+        assert await indexed(store, encounter_id) == [1_700_000_000.123456, 1_700_000_007.5]
         assert await store.clear_deadline(encounter_id, "a", 1_700_000_000.123456)
-        assert await client.zscore(DEADLINE_INDEX, encounter_id) == 1_700_000_007.5
+        assert await indexed(store, encounter_id) == [1_700_000_007.5]
+        earlier = await store.due_deadlines(now=1_700_000_007.4999, limit=10_000)
+        assert all(eid != encounter_id for eid, _ in earlier)
+
+    run_store(scenario)
+
+
+def test_deadlines_with_one_due_time_come_in_key_order(
+    run_store: RunStore, encounter_id: str
+) -> None:
+    async def scenario(store: Store) -> None:
+        await _new(store, encounter_id)
+        same = [Deadline(key, 42.0, key.encode()) for key in ("window:b", "clock:z", "clock:a")]
+        await store.append(encounter_id, 1, "c", "fp", [], same)
+        ordered = sorted(same, key=lambda d: d.key)
+        assert await store.pending_deadlines(encounter_id) == ordered
+        found = [d for eid, d in await store.due_deadlines(42.0) if eid == encounter_id]
+        assert found == ordered
+
+    run_store(scenario)
+
+
+def test_clearing_a_deadline_of_a_missing_encounter_clears_nothing(
+    run_store: RunStore, encounter_id: str
+) -> None:
+    async def scenario(store: Store) -> None:
+        assert not await store.clear_deadline(encounter_id, "turn", 1.0)
+        assert await store.pending_deadlines(encounter_id) == []
+        await _new(store, encounter_id)
+        assert not await store.clear_deadline(encounter_id, "turn", 1.0)
+
+    run_store(scenario)
+
+
+def test_due_times_must_be_finite(run_store: RunStore, encounter_id: str) -> None:
+    async def scenario(store: Store) -> None:
+        await _new(store, encounter_id)
+        for due in (float("inf"), float("-inf"), float("nan")):
+            with pytest.raises(InvalidArgument):
+                await store.due_deadlines(now=due)
+            with pytest.raises(InvalidArgument):
+                await store.clear_deadline(encounter_id, "turn", due)
+            with pytest.raises(InvalidArgument):
+                await store.append(encounter_id, 1, "c", "fp", [], [Deadline("turn", due, b"")])
+        assert await store.pending_deadlines(encounter_id) == []
 
     run_store(scenario)

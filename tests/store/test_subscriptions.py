@@ -16,10 +16,10 @@ from service.store import (
     SubscriberTooSlow,
     Subscription,
 )
-from tests.store.conftest import Scenario
+from tests.store.conftest import RedisScenario
 from tests.store.helpers import event, events
 
-Run = Callable[[Scenario], None]
+Run = Callable[[RedisScenario], None]
 
 PATIENCE = 5.0  # seconds; far below the 30 s a missed wake-up would cost
 
@@ -57,7 +57,7 @@ async def _new(store: EventStore, encounter_id: str, count: int) -> None:
 
 
 def test_a_subscriber_from_zero_gets_history_then_new_events(
-    run_store: Run, encounter_id: str
+    run_redis: Run, encounter_id: str
 ) -> None:
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         await _new(store, encounter_id, 5)
@@ -66,11 +66,11 @@ def test_a_subscriber_from_zero_gets_history_then_new_events(
             await store.append(encounter_id, 5, "more", "fp", events(6, 3))
             assert await _take(sub, 3) == events(6, 3)
 
-    run_store(scenario)
+    run_redis(scenario)
 
 
 def test_subscribers_with_different_cursors_get_exactly_their_tails(
-    run_store: Run, encounter_id: str
+    run_redis: Run, encounter_id: str
 ) -> None:
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         await _new(store, encounter_id, 6)
@@ -89,11 +89,11 @@ def test_subscribers_with_different_cursors_get_exactly_their_tails(
             with pytest.raises(TimeoutError):
                 await asyncio.wait_for(anext(late), 0.2)
 
-    run_store(scenario)
+    run_redis(scenario)
 
 
 def test_a_subscriber_added_while_the_reader_blocks_is_served_at_once(
-    run_store: Run, encounter_id: str
+    run_redis: Run, encounter_id: str
 ) -> None:
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         quiet, busy = encounter_id + "-quiet", encounter_id + "-busy"
@@ -107,10 +107,10 @@ def test_a_subscriber_added_while_the_reader_blocks_is_served_at_once(
                 async with hub.subscribe(quiet, 0) as again:
                     assert [e.version for e in await _take(again, 1)] == [1]
 
-    run_store(scenario)
+    run_redis(scenario)
 
 
-def test_unsubscribing_stops_delivery(run_store: Run, encounter_id: str) -> None:
+def test_unsubscribing_stops_delivery(run_redis: Run, encounter_id: str) -> None:
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         await _new(store, encounter_id, 1)
         async with _hub(client) as hub:
@@ -131,11 +131,11 @@ def test_unsubscribing_stops_delivery(run_store: Run, encounter_id: str) -> None
                 break
             assert hub.subscriber_count == 0
 
-    run_store(scenario)
+    run_redis(scenario)
 
 
 def test_a_slow_subscriber_is_dropped_without_holding_up_others(
-    run_store: Run, encounter_id: str
+    run_redis: Run, encounter_id: str
 ) -> None:
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         await _new(store, encounter_id, 1)
@@ -154,10 +154,10 @@ def test_a_slow_subscriber_is_dropped_without_holding_up_others(
             assert caught.value.last_version == 3
             assert hub.subscriber_count == 1
 
-    run_store(scenario)
+    run_redis(scenario)
 
 
-def test_the_reader_reconnects_and_resumes_without_gap(run_store: Run, encounter_id: str) -> None:
+def test_the_reader_reconnects_and_resumes_without_gap(run_redis: Run, encounter_id: str) -> None:
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         await _new(store, encounter_id, 2)
         async with _hub(client) as hub, hub.subscribe(encounter_id, 0) as sub:
@@ -168,11 +168,11 @@ def test_the_reader_reconnects_and_resumes_without_gap(run_store: Run, encounter
             assert [e.version for e in await _take(sub, 3)] == [3, 4, 5]
             assert await _reader_blocked(client) != reader_id
 
-    run_store(scenario)
+    run_redis(scenario)
 
 
 def test_stopping_the_hub_ends_subscriptions_with_an_error(
-    run_store: Run, encounter_id: str
+    run_redis: Run, encounter_id: str
 ) -> None:
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         await _new(store, encounter_id, 1)
@@ -187,4 +187,4 @@ def test_stopping_the_hub_ends_subscriptions_with_an_error(
             await anext(sub)
         assert hub.subscriber_count == 0
 
-    run_store(scenario)
+    run_redis(scenario)

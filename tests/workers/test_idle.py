@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from service.domain.context import GM
 from service.engine import CommandRequest, Engine
 from service.store.redis_store import EventStore
-from tests.engine_helpers import run, send, skirmish
+from tests.engine_helpers import run_on_redis, send, skirmish
 from tests.workers.conftest import fray_worker, of_type, wait_until, with_engine
 from workers.jobs import fire
 
@@ -45,7 +45,7 @@ def test_a_round_of_unanswered_timeouts_pauses_the_clocks_and_leaves_nothing_to_
             outcomes.append(await fire_due(engine, encounter_id))
         return outcomes
 
-    assert run(redis_url, body) == ["fired", "fired"]
+    assert run_on_redis(redis_url, body) == ["fired", "fired"]
     (paused,) = of_type(redis_url, encounter_id, "clocks-paused")
     assert paused["data"] == {"reason": "idle", "timeouts": 2}
     assert paused["actor"]["id"] == "system"
@@ -61,7 +61,7 @@ def test_a_command_between_timeouts_keeps_the_clocks_running(
             await fire_due(engine, encounter_id)
             await send(engine, encounter_id, {"type": "add-note", "text": "still here"})
 
-    run(redis_url, body)
+    run_on_redis(redis_url, body)
     assert len(of_type(redis_url, encounter_id, "clock-expired")) == 2
     assert of_type(redis_url, encounter_id, "clocks-paused") == []
     assert len(pending(redis_url, encounter_id)) == 1

@@ -1,0 +1,89 @@
+"""The argument checks and rules every store applies alike.
+
+Each store calls these before it touches its data, so a refused call writes nothing and
+every store refuses the same calls with the same `InvalidArgument`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from service.store.errors import InvalidArgument
+from service.store.events import AppendResult, Deadline, StoredEvent, check_due
+
+RESERVED_META = frozenset({"version", "hash", "created"})
+
+# Braces would break the Redis store's hash tag and whitespace makes keys hard to handle in
+# tooling; every store refuses the same ids, so an encounter can move between stores.
+_ENCOUNTER_ID = re.compile(r"[^{}\s]{1,200}")
+
+
+def check_encounter_id(encounter_id: str) -> str:
+    if not isinstance(encounter_id, str) or not _ENCOUNTER_ID.fullmatch(encounter_id):
+        raise InvalidArgument(
+            f"invalid encounter id {encounter_id!r}: 1-200 characters, no braces or whitespace"
+        )
+    return encounter_id
+
+
+def check_snapshot_every(snapshot_every: int) -> int:
+    if snapshot_every < 1:
+        raise InvalidArgument("snapshot_every must be at least 1")
+    return snapshot_every
+
+
+def check_create(first: StoredEvent, meta: Mapping[str, str]) -> None:
+    if first.version != 1:
+        raise InvalidArgument(f"the first event must be version 1, got {first.version}")
+    clash = RESERVED_META.intersection(meta)
+    if clash:
+        raise InvalidArgument(f"meta fields {sorted(clash)} are reserved by the store")
+
+
+def check_append(
+    expected_version: int,
+    command_id: str,
+    events: Sequence[StoredEvent],
+    deadlines: Sequence[Deadline],
+    cancel: Sequence[str],
+) -> None:
+    if expected_version < 0:
+        raise InvalidArgument(f"expected_version must not be negative, got {expected_version}")
+    if not command_id:
+        raise InvalidArgument("command_id must not be empty")
+    for offset, event in enumerate(events, start=1):
+        if event.version != expected_version + offset:
+            raise InvalidArgument(
+                f"event {offset} of the append has version {event.version}, "
+                f"expected {expected_version + offset}"
+            )
+    set_keys = [deadline.key for deadline in deadlines]
+    for deadline in deadlines:
+        if not deadline.key:
+            raise InvalidArgument("deadline keys must not be empty")
+        check_due(deadline.due)
+    if len(set(set_keys)) != len(set_keys):
+        raise InvalidArgument(f"a deadline key is set twice in one append: {set_keys}")
+    both = set(set_keys).intersection(cancel)
+    if both:
+        raise InvalidArgument(f"deadlines both set and cancelled in one append: {sorted(both)}")
+
+
+def check_read(after: int, limit: int | None) -> None:
+    if after < 0:
+        raise InvalidArgument(f"after must not be negative, got {after}")
+    if limit is not None and limit < 0:
+        raise InvalidArgument(f"limit must not be negative, got {limit}")
+
+
+def check_snapshot_version(version: int) -> None:
+    if version < 1:
+        raise InvalidArgument(f"snapshot version must be at least 1, got {version}")
+
+
+def snapshot_due(snapshot_every: int, result: AppendResult) -> bool:
+    """Whether an append crossed a multiple of `snapshot_every`."""
+    if result.duplicate or result.count <= 0:
+        return False
+    return result.last_version // snapshot_every > (result.first_version - 1) // snapshot_every

@@ -1,0 +1,249 @@
+"""The in-memory store: the store contract in plain Python, for tests and embedding.
+
+It keeps what the Redis store keeps (each encounter's events, meta, seed, command records,
+outbox and snapshot, plus the global index of each encounter's earliest deadline) in
+dictionaries of one process, and answers every call as the Redis store does: the same
+results, the same orderings (due time, then key or encounter id), the same errors, and
+the same refusals before any write. The contract suite (tests/store) runs against both.
+
+What it does not do: persist anything (the data lives as long as the object), share an
+encounter between processes, or serve subscriptions (`StreamHub` reads Redis streams), and
+it never raises `StoreCorrupted` (nothing but its own appends writes its streams) or
+`StoreUnavailable`.
+
+Every call yields to the event loop once, as a round trip to Redis would, so concurrent
+callers interleave between calls as they do against Redis; then it does all of its work
+without yielding, which makes each call atomic, as each of the Redis store's Lua scripts
+is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from service.store import checks
+from service.store.errors import (
+    CommandIdReused,
+    EncounterExists,
+    EncounterNotFound,
+    InvalidArgument,
+    VersionConflict,
+)
+from service.store.events import AppendResult, Deadline, Head, StoredEvent, check_due
+from service.store.protocol import NO_META, Store
+
+
+@dataclass
+class _Encounter:
+    events: list[StoredEvent]  # events[i].version == i + 1
+    meta: dict[str, str]
+    seed: bytes
+    commands: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    outbox: dict[str, Deadline] = field(default_factory=dict)
+    snapshot: tuple[int, bytes] | None = None
+
+    @property
+    def version(self) -> int:
+        return int(self.meta["version"])
+
+    def deadlines(self, max_due: float, limit: int | None) -> list[Deadline]:
+        due = sorted(
+            (d for d in self.outbox.values() if d.due <= max_due), key=lambda d: (d.due, d.key)
+        )
+        return due if limit is None else due[:limit]
+
+
+class MemoryStore(Store):
+    """Encounters in this process's memory. `snapshot_every` as for the Redis store."""
+
+    def __init__(self, snapshot_every: int = 100) -> None:
+        self.snapshot_every = checks.check_snapshot_every(snapshot_every)
+        self._encounters: dict[str, _Encounter] = {}
+        # Encounter id -> its earliest deadline's due time, as Redis keeps `fray:deadlines`.
+        self._index: dict[str, float] = {}
+
+    # -- writing -------------------------------------------------------------------------
+
+    async def create(
+        self,
+        encounter_id: str,
+        first: StoredEvent,
+        seed: bytes,
+        meta: Mapping[str, str] = NO_META,
+    ) -> AppendResult:
+        checks.check_encounter_id(encounter_id)
+        checks.check_create(first, meta)
+        await _round_trip()
+        if encounter_id in self._encounters:
+            raise EncounterExists(encounter_id)
+        fields = {"version": "1", "hash": first.hash, "created": repr(time.time())}
+        self._encounters[encounter_id] = _Encounter(
+            events=[_copy(first)], meta={**fields, **meta}, seed=bytes(seed)
+        )
+        return AppendResult(first_version=1, last_version=1, duplicate=False)
+
+    async def append(
+        self,
+        encounter_id: str,
+        expected_version: int,
+        command_id: str,
+        fingerprint: str,
+        events: Sequence[StoredEvent],
+        deadlines: Sequence[Deadline] = (),
+        cancel: Sequence[str] = (),
+    ) -> AppendResult:
+        checks.check_encounter_id(encounter_id)
+        checks.check_append(expected_version, command_id, events, deadlines, cancel)
+        await _round_trip()
+        encounter = self._encounters.get(encounter_id)
+        # The Redis script's order: the command record first, so a retry gets its first
+        # outcome whatever version it expected.
+        record = encounter.commands.get(command_id) if encounter else None
+        if record is not None:
+            first, last, recorded = record
+            if recorded != fingerprint:
+                raise CommandIdReused(command_id)
+            return AppendResult(first, last, duplicate=True)
+        if encounter is None:
+            raise EncounterNotFound(encounter_id)
+        if encounter.version != expected_version:
+            raise VersionConflict(expected_version, encounter.version)
+        first, last = expected_version + 1, expected_version + len(events)
+        encounter.events += [_copy(event) for event in events]
+        if events:
+            encounter.meta.update(version=str(last), hash=events[-1].hash)
+        encounter.commands[command_id] = (first, last, fingerprint)
+        for deadline in deadlines:
+            encounter.outbox[deadline.key] = Deadline(
+                deadline.key, check_due(deadline.due), bytes(deadline.payload)
+            )
+        for key in cancel:
+            encounter.outbox.pop(key, None)
+        if deadlines or cancel:
+            self._sync_index(encounter_id, encounter)
+        return AppendResult(first, last, duplicate=False)
+
+    def snapshot_due(self, result: AppendResult) -> bool:
+        return checks.snapshot_due(self.snapshot_every, result)
+
+    async def save_snapshot(self, encounter_id: str, version: int, payload: bytes) -> bool:
+        checks.check_encounter_id(encounter_id)
+        checks.check_snapshot_version(version)
+        await _round_trip()
+        encounter = self._encounters.get(encounter_id)
+        if encounter is None:
+            raise EncounterNotFound(encounter_id)
+        if version > encounter.version:
+            raise InvalidArgument(
+                f"snapshot at version {version} is ahead of the encounter "
+                f"(version {encounter.version})"
+            )
+        if encounter.snapshot is not None and encounter.snapshot[0] >= version:
+            return False
+        encounter.snapshot = (version, bytes(payload))
+        return True
+
+    async def clear_deadline(
+        self, encounter_id: str, key: str, due: float, payload: bytes | None = None
+    ) -> bool:
+        checks.check_encounter_id(encounter_id)
+        due = check_due(due)
+        await _round_trip()
+        encounter = self._encounters.get(encounter_id)
+        pending = encounter.outbox.get(key) if encounter else None
+        if encounter is None or pending is None or pending.due != due:
+            return False
+        if payload is not None and pending.payload != payload:
+            return False
+        del encounter.outbox[key]
+        self._sync_index(encounter_id, encounter)
+        return True
+
+    def _sync_index(self, encounter_id: str, encounter: _Encounter) -> None:
+        if encounter.outbox:
+            self._index[encounter_id] = min(d.due for d in encounter.outbox.values())
+        else:
+            self._index.pop(encounter_id, None)
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def exists(self, encounter_id: str) -> bool:
+        return await self._find(encounter_id) is not None
+
+    async def head(self, encounter_id: str) -> Head | None:
+        encounter = await self._find(encounter_id)
+        if encounter is None:
+            return None
+        return Head(version=encounter.version, hash=encounter.meta["hash"])
+
+    async def meta(self, encounter_id: str) -> dict[str, str] | None:
+        encounter = await self._find(encounter_id)
+        return None if encounter is None else dict(encounter.meta)
+
+    async def seed(self, encounter_id: str) -> bytes | None:
+        encounter = await self._find(encounter_id)
+        return None if encounter is None else encounter.seed
+
+    async def read(
+        self,
+        encounter_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        up_to: int | None = None,
+    ) -> list[StoredEvent]:
+        checks.check_encounter_id(encounter_id)
+        checks.check_read(after, limit)
+        encounter = await self._find(encounter_id)
+        if encounter is None or limit == 0 or (up_to is not None and up_to <= after):
+            return []
+        # Versions are list positions + 1, so the window is a slice.
+        end = len(encounter.events) if up_to is None else min(up_to, len(encounter.events))
+        found = encounter.events[after:end]
+        return found if limit is None else found[:limit]
+
+    async def command_outcome(
+        self, encounter_id: str, command_id: str
+    ) -> tuple[int, int, str] | None:
+        encounter = await self._find(encounter_id)
+        return None if encounter is None else encounter.commands.get(command_id)
+
+    async def load_snapshot(self, encounter_id: str) -> tuple[int, bytes] | None:
+        encounter = await self._find(encounter_id)
+        return None if encounter is None else encounter.snapshot
+
+    async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
+        encounter = await self._find(encounter_id)
+        return [] if encounter is None else encounter.deadlines(float("inf"), None)
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, Deadline]]:
+        if limit <= 0:
+            return []
+        now = check_due(now)
+        await _round_trip()
+        # As the Redis store reads it: the first `limit` encounters of the index hold the
+        # first `limit` due deadlines.
+        index = sorted((due, eid) for eid, due in self._index.items() if due <= now)[:limit]
+        found = [
+            (eid, deadline)
+            for _, eid in index
+            for deadline in self._encounters[eid].deadlines(now, limit)
+        ]
+        found.sort(key=lambda item: (item[1].due, item[0], item[1].key))
+        return found[:limit]
+
+    async def _find(self, encounter_id: str) -> _Encounter | None:
+        checks.check_encounter_id(encounter_id)
+        await _round_trip()
+        return self._encounters.get(encounter_id)
+
+
+async def _round_trip() -> None:
+    await asyncio.sleep(0)
+
+
+def _copy(event: StoredEvent) -> StoredEvent:
+    # Bodies are kept as bytes, as Redis gives them back, whatever bytes-like came in.
+    return StoredEvent(version=event.version, hash=event.hash, body=bytes(event.body))

@@ -1,0 +1,119 @@
+"""The store contract: what the engine, the API, the workers and the CLI ask of a store.
+
+Two stores implement it: `EventStore` (Redis, `service.store.redis_store`) for the service
+and `MemoryStore` (`service.store.memory`) for tests and embedding. One contract suite
+(tests/store) runs against both. The stream hub (live subscriptions) is not part of the
+contract: it reads Redis streams directly.
+
+Every method refuses a malformed encounter id, a negative version and the like with
+`InvalidArgument` before it reads or writes anything. Event bodies are opaque bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Protocol
+
+from service.store.events import AppendResult, Deadline, Head, StoredEvent
+
+NO_META: Mapping[str, str] = MappingProxyType({})
+
+
+class Store(Protocol):
+    # -- writing -------------------------------------------------------------------------
+
+    async def create(
+        self,
+        encounter_id: str,
+        first: StoredEvent,
+        seed: bytes,
+        meta: Mapping[str, str] = NO_META,
+    ) -> AppendResult:
+        """A new encounter whose stream holds `first` (version 1), with its seed and meta
+        fields (`version`, `hash` and `created` are the store's own). `EncounterExists` if
+        the id is taken; the existing encounter is left as it was."""
+        ...
+
+    async def append(
+        self,
+        encounter_id: str,
+        expected_version: int,
+        command_id: str,
+        fingerprint: str,
+        events: Sequence[StoredEvent],
+        deadlines: Sequence[Deadline] = (),
+        cancel: Sequence[str] = (),
+    ) -> AppendResult:
+        """Append a command's events (versions expected_version + 1, ...), record its
+        command id, set `deadlines` (the same key moves one) and drop the `cancel` keys
+        from the outbox: all of it or, on any refusal, none of it.
+
+        A command id already recorded answers its first outcome with `duplicate` and writes
+        nothing, whatever version it expected; with another fingerprint it is
+        `CommandIdReused`. Then `EncounterNotFound`, then `VersionConflict(expected,
+        actual)` unless the encounter is exactly at `expected_version`. An append of no
+        events records its command id (the range first = version + 1, last = version)."""
+        ...
+
+    def snapshot_due(self, result: AppendResult) -> bool:
+        """Whether the caller should save a snapshot after this append (the store cannot
+        build one: it does not know the event schema)."""
+        ...
+
+    async def save_snapshot(self, encounter_id: str, version: int, payload: bytes) -> bool:
+        """Keep a snapshot unless one at this version or later is kept; True if kept.
+        `EncounterNotFound`, or `InvalidArgument` for a version ahead of the encounter."""
+        ...
+
+    async def clear_deadline(
+        self, encounter_id: str, key: str, due: float, payload: bytes | None = None
+    ) -> bool:
+        """Remove a deadline that fired, unless it has since moved to another due time (or,
+        given its `payload`, been set again with another payload); True if removed."""
+        ...
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def exists(self, encounter_id: str) -> bool: ...
+
+    async def head(self, encounter_id: str) -> Head | None:
+        """The last version and its hash; None for an unknown encounter."""
+        ...
+
+    async def meta(self, encounter_id: str) -> dict[str, str] | None:
+        """Every meta field, the store's own (version, hash, created) included."""
+        ...
+
+    async def seed(self, encounter_id: str) -> bytes | None: ...
+
+    async def read(
+        self,
+        encounter_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        up_to: int | None = None,
+    ) -> list[StoredEvent]:
+        """Events with after < version <= up_to, oldest first, at most `limit` of them. An
+        unknown encounter reads as empty."""
+        ...
+
+    async def command_outcome(
+        self, encounter_id: str, command_id: str
+    ) -> tuple[int, int, str] | None:
+        """A recorded command's (first_version, last_version, fingerprint), or None: lets
+        a caller answer a retry without deciding it again (`append` checks atomically)."""
+        ...
+
+    async def load_snapshot(self, encounter_id: str) -> tuple[int, bytes] | None:
+        """The latest snapshot kept: (version, payload)."""
+        ...
+
+    async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
+        """Every deadline in the encounter's outbox, earliest first (then by key)."""
+        ...
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, Deadline]]:
+        """Up to `limit` deadlines due at or before `now` across encounters, earliest first
+        (then by encounter id and key)."""
+        ...
