@@ -106,7 +106,7 @@ def test_dev_starts_an_embedded_redis_when_none_answers_and_serves_healthz(tmp_p
     assert (tmp_path / ".fray" / "redis").is_dir()
 
 
-def _get_when_up(url: str, timeout: float = 30) -> httpx.Response:
+def _get_when_up(url: str, timeout: float = 60) -> httpx.Response:
     deadline = time.monotonic() + timeout
     while True:
         try:
