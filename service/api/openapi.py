@@ -11,11 +11,11 @@ when it drifts, or when the app's routes and the table disagree).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from starlette.requests import Request
@@ -698,52 +698,13 @@ async def openapi_json(request: Request) -> Response:
 
 # --- YAML ----------------------------------------------------------------------------------
 
-_PLAIN = re.compile(r"^[A-Za-z_/$][A-Za-z0-9_./${}#~-]*$")
-_RESERVED = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"}
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        if _PLAIN.match(value) and value.lower() not in _RESERVED:
-            return value
-        return json.dumps(value, ensure_ascii=False)
-    return json.dumps(value)
-
-
-def _yaml_lines(value: Any, indent: str) -> list[str]:
-    lines: list[str] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            head = f"{indent}{_scalar(str(key))}:"
-            if isinstance(item, dict | list) and item:
-                lines.append(head)
-                child = indent if isinstance(item, list) else indent + "  "
-                lines.extend(_yaml_lines(item, child))
-            else:
-                lines.append(f"{head} {_inline(item)}")
-    else:
-        for item in value:
-            if isinstance(item, dict | list) and item:
-                nested = _yaml_lines(item, indent + "  ")
-                lines.append(f"{indent}- {nested[0].lstrip()}")
-                lines.extend(nested[1:])
-            else:
-                lines.append(f"{indent}- {_inline(item)}")
-    return lines
-
-
-def _inline(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{}"
-    if isinstance(value, list):
-        return "[]"
-    return _scalar(value)
-
 
 def to_yaml(document: dict[str, Any]) -> str:
-    """Block-style YAML of a JSON document: plain scalars where unambiguous, JSON-quoted
-    strings elsewhere (which YAML reads as double-quoted scalars)."""
-    return "\n".join(_yaml_lines(document, "")) + "\n"
+    """Block-style YAML of a JSON document, keys in the document's order."""
+    text: str = yaml.safe_dump(
+        document, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+    )
+    return text
 
 
 def openapi_yaml() -> str:
