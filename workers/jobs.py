@@ -31,6 +31,8 @@ import orjson
 import redis.asyncio as aioredis
 
 from service.config import Settings
+from service.deadline_metrics import DeadlineMetrics
+from service.dispatch import Dispatcher, job_id
 from service.domain.context import SYSTEM
 from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
@@ -39,8 +41,6 @@ from service.store.clients import redis_client
 from service.store.events import Deadline, score_text
 from service.store.protocol import Store
 from service.store.redis_store import EventStore
-from workers.dispatch import Dispatcher, job_id
-from workers.metrics import DeadlineMetrics
 
 Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "armed"]
 MAX_EARLY = 5.0  # seconds a job waits for its deadline; jobs start up to LEAD + 1 s early
@@ -96,7 +96,7 @@ class _Runner:
     def run(self, encounter_id: str, key: str, due: float) -> Fired:
         early = due - time.time()
         if 0 < early <= MAX_EARLY:
-            # Jobs are scheduled to start before their deadline (`workers.dispatch.LEAD`).
+            # Jobs are scheduled to start before their deadline (`service.dispatch.LEAD`).
             # Waiting here would hold up the jobs behind this one: the loop fires it on time
             # instead. Should this process die first, the deadline is still in the outbox
             # for the sweeper.

@@ -10,7 +10,7 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from workers.dispatch import deadline_queue
+from service.dispatch import deadline_queue
 from workers.sweeper import INTERVAL, Sweeper
 
 

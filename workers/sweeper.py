@@ -28,10 +28,10 @@ from collections.abc import Callable
 import redis
 from rq import Queue
 
+from service.dispatch import deadline_queue, enqueue, job_id
 from service.store.clients import redis_client
 from service.store.protocol import Store
 from service.store.redis_store import EventStore
-from workers.dispatch import deadline_queue, enqueue, job_id
 
 INTERVAL = 1.0  # seconds between sweeps
 GRACE = 2.0  # seconds a deadline may be overdue before the sweeper steps in

@@ -10,8 +10,8 @@ from starlette.responses import PlainTextResponse
 
 from service.api.responses import JSONResponse
 from service.app.metrics import Metrics
+from service.deadline_metrics import DeadlineMetrics
 from service.rules.registry import RULESETS
-from workers.metrics import DeadlineMetrics
 
 PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
 

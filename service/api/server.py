@@ -20,12 +20,12 @@ from service.app.encounters import Encounters
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.config import Settings
+from service.dispatch import Dispatcher
 from service.engine import Engine
 from service.store.clients import redis_client
 from service.store.multiplex import Multiplexed
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
-from workers.dispatch import Dispatcher
 
 
 def create_app(settings: Settings | None = None) -> Starlette:

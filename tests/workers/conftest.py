@@ -21,10 +21,10 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
+from service.dispatch import Dispatcher
 from service.embedded_redis import RedisServer
 from service.engine import Engine
 from service.store.redis_store import EventStore
-from workers.dispatch import Dispatcher
 
 FRAY = str(Path(sys.executable).parent / "fray")
 # A deadline goes through RQ's scheduler (polls each second) or the sweeper (2 s grace,

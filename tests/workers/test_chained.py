@@ -12,11 +12,11 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
+from service.dispatch import QUEUE
 from service.domain.context import GM
 from service.engine import CommandRequest, Engine
 from tests.engine_helpers import skirmish
 from tests.workers.conftest import fray_worker, of_type, wait_until, with_engine
-from workers.dispatch import QUEUE
 
 # Ten-minute turns, ended on timeout. The GM's engine runs its clock ten minutes less a
 # second behind, so the first turn's clock (started by the GM's start-encounter) falls due

@@ -16,15 +16,15 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
+from service.deadline_metrics import DeadlineMetrics
+from service.dispatch import LEAD, QUEUE, Dispatcher, deadline_id, deadline_queue, job_id
 from service.domain.canonical import canonical_bytes
 from service.engine import Engine
 from service.store.events import Deadline
 from service.store.redis_store import EventStore
 from tests.engine_helpers import send, skirmish
 from tests.workers.conftest import of_type
-from workers.dispatch import LEAD, QUEUE, Dispatcher, deadline_id, deadline_queue, job_id
 from workers.jobs import Leases, drain, fire, lease_key
-from workers.metrics import DeadlineMetrics
 from workers.sweeper import sweep_once
 
 RECORD_ONLY = {"turn_time_limit": 600, "on_turn_timeout": "record"}
