@@ -25,7 +25,7 @@ from service.rules.combat_ii.schedule import ENDPHASE, HALF_SEGMENTS, half_segme
 from service.rules.combat_ii.state import CombatIIState, Intention
 from service.rules.combat_ii.views import timeline
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "combat-ii"
+EXAMPLES = Path(__file__).resolve().parent / "demos" / "examples" / "combat-ii"
 
 __all__ = [
     "EXAMPLES",

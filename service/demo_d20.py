@@ -15,7 +15,7 @@ from service.demo_delvers import Script, StepRefused, run_delvers_demo
 from service.demo_delvers import load_script as _load_script
 from service.engine import Engine
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "d20-action-points"
+EXAMPLES = Path(__file__).resolve().parent / "demos" / "examples" / "d20-action-points"
 
 __all__ = ["EXAMPLES", "StepRefused", "load_script", "run_d20_demo"]
 

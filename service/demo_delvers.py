@@ -20,7 +20,7 @@ from service.domain.errors import FrayError
 from service.domain.narration import namer
 from service.engine import CommandRequest, Engine
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "delvers-deep"
+EXAMPLES = Path(__file__).resolve().parent / "demos" / "examples" / "delvers-deep"
 COMBATANT_FIELDS = ("combatant_id", "name", "side", "controller", "stats", "position")
 
 

@@ -26,7 +26,7 @@ from service.rules.fifty_two.layout import Battlefield
 from service.rules.fifty_two.state import FiftyTwoState
 from service.rules.fifty_two.views import columns_text
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "fifty-two"
+EXAMPLES = Path(__file__).resolve().parent / "demos" / "examples" / "fifty-two"
 TITLE = "52: the seed's opening (fifty-two §1 to §5.4)"
 OPTIONS: dict[str, Any] = {"dice": "mixed", "decision_seconds": None}
 COMBATANT_FIELDS = ("combatant_id", "name", "side", "controller", "stats", "position")

@@ -21,7 +21,7 @@ from service.domain.grid import Cell, GridMap, terrain_at
 from service.domain.ruleset import EncounterState
 from service.engine import Engine
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "hex-tactical"
+EXAMPLES = Path(__file__).resolve().parent / "demos" / "examples" / "hex-tactical"
 
 __all__ = ["EXAMPLES", "StepRefused", "load_script", "render_map", "run_hex_demo"]
 

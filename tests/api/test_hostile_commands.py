@@ -32,7 +32,7 @@ from tests.engine_helpers import COMBATANTS
 
 FUZZ = os.environ.get("FRAY_FUZZ") == "1"
 TENANT = "acme"  # KEY's
-EXAMPLES = Path(__file__).parents[2] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "service" / "demos" / "examples"
 
 HOSTILE_INTS = [2**31, -(2**31), 2**53, -(2**53) - 1, 2**63, 2**64, -(2**63) - 2, 10**30]
 HOSTILE_TEXT = ["", "\u0000", "\ud800", "😀" * 300, "../../etc/passwd", "a" * 3000, "{x}"]

@@ -27,7 +27,7 @@ from service.rules.fifty_two.state import FiftyTwoState
 from tests.rules.harness import Table
 from tests.rules.harness import refused as refused  # re-exported for the specs
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "fifty-two"
+EXAMPLES = Path(__file__).resolve().parents[3] / "service" / "demos" / "examples" / "fifty-two"
 
 # fifty-two §2: the list in the seed's order, Allies then Enemies, with each line's die roll.
 SEED_LIST = (

@@ -22,7 +22,7 @@ from service.rules.fifty_two.initiative import (
 )
 from service.rules.fifty_two.state import FiftyTwoStats
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "fifty-two"
+EXAMPLES = Path(__file__).resolve().parents[3] / "service" / "demos" / "examples" / "fifty-two"
 ALLIES = ("alphonse", "alan", "alice", "artichoke", "able")
 ENEMIES = ("evans", "eckhart", "esther", "emberry")
 COMBATANTS = ALLIES + ENEMIES
