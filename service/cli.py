@@ -196,7 +196,7 @@ def _with_engine(action: Callable[[Engine], Awaitable[int]]) -> int:
     return asyncio.run(run())
 
 
-# `fray demo <name>`: every demo the CLI offers, by name. The first is the default.
+# `fray demo <name>`: every demo the CLI offers, by name (freeform when none is named).
 DEMOS: dict[str, Demo] = {
     "freeform": freeform.DEMO,
     "delvers-deep": delvers_deep.DEMO,
