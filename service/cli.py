@@ -17,6 +17,17 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from service.config import Settings
+from service.demos import (
+    combat_ii,
+    d20_action_points,
+    delvers_deep,
+    fifty_two,
+    freeform,
+    hex_tactical,
+)
+from service.demos.runner import Demo
+from service.demos.runner import play as run_demo
+from service.domain.errors import FrayError
 from service.embedded_redis import RedisServer, answers, die_with_parent, find_redis_server
 from service.engine import Engine
 from service.store.redis_store import EventStore
@@ -64,12 +75,7 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         default="freeform",
         choices=sorted(DEMOS),
-        help=(
-            "freeform (default): a goblin skirmish; delvers-deep: examples/delvers-deep/; "
-            "fifty-two: the seed's opening with examples/fifty-two/; "
-            "d20-action-points: examples/d20-action-points/; "
-            "hex-tactical: examples/hex-tactical/, drawn as an ASCII hex map"
-        ),
+        help="; ".join(f"{name}: {demo.about}" for name, demo in DEMOS.items()),
     )
     export = sub.add_parser("export", help="write an encounter's events as JSONL")
     export.add_argument("encounter_id")
@@ -190,57 +196,18 @@ def _with_engine(action: Callable[[Engine], Awaitable[int]]) -> int:
     return asyncio.run(run())
 
 
-async def _freeform_demo(engine: Engine) -> tuple[str, list[str]]:
-    from service.demo import run_demo
-
-    return await run_demo(engine)
-
-
-async def _delvers_demo(engine: Engine) -> tuple[str, list[str]]:
-    from service.demo_delvers import run_delvers_demo
-
-    return await run_delvers_demo(engine)
-
-
-async def _fifty_two_demo(engine: Engine) -> tuple[str, list[str]]:
-    from service.demo_fifty_two import run_fifty_two_demo
-
-    return await run_fifty_two_demo(engine)
-
-
-async def _d20_demo(engine: Engine) -> tuple[str, list[str]]:
-    from service.demo_d20 import run_d20_demo
-
-    return await run_d20_demo(engine)
-
-
-async def _hex_demo(engine: Engine) -> tuple[str, list[str]]:
-    from service.demo_hex import run_hex_demo
-
-    return await run_hex_demo(engine)
-
-
-async def _combat_ii_demo(engine: Engine) -> tuple[str, list[str]]:
-    from service.demo_combat_ii import run_combat_ii_demo
-
-    return await run_combat_ii_demo(engine)
-
-
-DEMOS: dict[str, Callable[[Engine], Awaitable[tuple[str, list[str]]]]] = {
-    "freeform": _freeform_demo,
-    "delvers-deep": _delvers_demo,
-    "fifty-two": _fifty_two_demo,
-    "d20-action-points": _d20_demo,
-    "hex-tactical": _hex_demo,
-    "combat-ii": _combat_ii_demo,
+# `fray demo <name>`: every demo the CLI offers, by name (freeform when none is named).
+DEMOS: dict[str, Demo] = {
+    "freeform": freeform.DEMO,
+    "delvers-deep": delvers_deep.DEMO,
+    "fifty-two": fifty_two.DEMO,
+    "d20-action-points": d20_action_points.DEMO,
+    "hex-tactical": hex_tactical.DEMO,
+    "combat-ii": combat_ii.DEMO,
 }
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from service.audit import audit
-    from service.domain.envelope import Envelope
-    from service.domain.errors import FrayError
-
     settings = Settings.from_env()
     embedded = None
     if not answers(settings.redis_url):
@@ -250,20 +217,18 @@ def _demo(args: argparse.Namespace) -> int:
 
     async def play(engine: Engine) -> int:
         try:
-            encounter_id, lines = await DEMOS[args.ruleset](engine)
+            played = await run_demo(engine, DEMOS[args.ruleset])
         except FrayError as error:
             print(f"fray demo {args.ruleset}: {error.message}", file=sys.stderr)
             return 1
-        print(f"encounter {encounter_id}")
-        for line in lines:
+        print(f"encounter {played.encounter_id}")
+        for line in played.lines:
             print(f"  {line}")
-        stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
-        report = audit(stream)
-        for check in report.checked:
+        for check in played.audit.checked:
             print(f"audit: {check}")
-        for problem in report.problems:
+        for problem in played.audit.problems:
             print(f"audit FAILED: {problem}")
-        return 0 if report.ok else 1
+        return 0 if played.audit.ok else 1
 
     try:
         return _with_engine(play)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from pathlib import Path
+from dataclasses import replace
+from functools import partial
+from importlib.resources.abc import Traversable
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
-from service.demo_delvers import load_script
+from service.demos.runner import Demo, play
+from service.demos.scripts import read_script, read_spec
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
 from service.engine import CommandRequest, Engine, Outcome
@@ -56,17 +59,22 @@ def run_on_redis(redis_url: str, scenario: Callable[[Engine], Awaitable[T]], **e
 Played = tuple[list[str], list[Envelope], dict[str, dict[str, int]]]
 
 
-def play_demo(demo: Callable[[Engine], Awaitable[tuple[str, list[str]]]]) -> Played:
+def play_demo(demo: Demo) -> Played:
     """Play a scripted demo: its narration, its stored stream and every combatant's pools."""
 
     async def scenario(engine: Engine) -> Played:
-        encounter_id, lines = await demo(engine)
-        stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
-        table = (await engine.load(encounter_id)).state.table
+        played = await play(engine, demo)
+        stream = [Envelope.from_body(s.body) for s in await engine.store.read(played.encounter_id)]
+        table = (await engine.load(played.encounter_id)).state.table
         pools = {cid: c.resource_values() for cid, c in table.combatants.items()}
-        return lines, stream, pools
+        return played.lines, stream, pools
 
     return run(scenario)
+
+
+def scripted_from(demo: Demo, directory: Traversable) -> Demo:
+    """The demo, its script read from `directory` (a changed copy of its examples)."""
+    return replace(demo, script=partial(read_script, directory))
 
 
 async def send(
@@ -90,13 +98,13 @@ async def skirmish(
     await send(engine, encounter_id, {"type": "start-encounter"})
 
 
-def check_example_stat_blocks(ruleset: str, directory: Path) -> None:
+def check_example_stat_blocks(ruleset: str, directory: Traversable) -> None:
     """A demo's script is for `ruleset` and adds every combatant it names, and every
     stat-block file in its examples is one the ruleset accepts."""
     model = RULESETS[ruleset].stats_model
-    script, roster = load_script(directory)
-    assert script.ruleset == ruleset
-    assert len(roster) == len(script.combatants)
-    for path in sorted(directory.glob("*.json")):
-        if path.name != "encounter.json":
+    spec, roster = read_spec(directory)
+    assert spec.ruleset == ruleset
+    assert len(roster) == len(spec.combatants)
+    for path in sorted(directory.iterdir(), key=lambda p: p.name):
+        if path.name.endswith(".json") and path.name != "encounter.json":
             model.model_validate(json.loads(path.read_text())["stats"])

@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,6 +22,7 @@ from hypothesis import strategies as st
 
 from service.api.server import create_app
 from service.audit import audit
+from service.demos.scripts import examples
 from service.domain.envelope import Envelope
 from service.domain.ids import stream_id
 from service.engine import Engine
@@ -32,7 +32,6 @@ from tests.engine_helpers import COMBATANTS
 
 FUZZ = os.environ.get("FRAY_FUZZ") == "1"
 TENANT = "acme"  # KEY's
-EXAMPLES = Path(__file__).parents[2] / "examples"
 
 HOSTILE_INTS = [2**31, -(2**31), 2**53, -(2**53) - 1, 2**63, 2**64, -(2**63) - 2, 10**30]
 HOSTILE_TEXT = ["", "\u0000", "\ud800", "😀" * 300, "../../etc/passwd", "a" * 3000, "{x}"]
@@ -65,9 +64,10 @@ def combatants(ruleset: str) -> list[dict[str, Any]]:
     if ruleset == "freeform":
         return [dict(c) for c in COMBATANTS]
     chosen: dict[str, dict[str, Any]] = {}
-    for path in sorted((EXAMPLES / ruleset).glob("*.json")):
+    files = sorted(examples(ruleset).iterdir(), key=lambda p: p.name)
+    for path in (p for p in files if p.name.endswith(".json") and p.name != "encounter.json"):
         block = json.loads(path.read_text())
-        if path.name == "encounter.json" or block.get("side") in chosen:
+        if block.get("side") in chosen:
             continue
         keys = ("combatant_id", "name", "side", "stats")
         chosen[block["side"]] = {k: block[k] for k in keys if k in block}

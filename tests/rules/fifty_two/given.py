@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from service.demos.scripts import examples
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
 from service.rules.fifty_two import RULESET
@@ -27,7 +27,7 @@ from service.rules.fifty_two.state import FiftyTwoState
 from tests.rules.harness import Table
 from tests.rules.harness import refused as refused  # re-exported for the specs
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "fifty-two"
+EXAMPLES = examples("fifty-two")
 
 # fifty-two §2: the list in the seed's order, Allies then Enemies, with each line's die roll.
 SEED_LIST = (

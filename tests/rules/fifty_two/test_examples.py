@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
+from service.demos.scripts import examples
 from service.domain import dice
 from service.domain.common import AddCombatant
 from service.rules.fifty_two.initiative import (
@@ -22,7 +22,7 @@ from service.rules.fifty_two.initiative import (
 )
 from service.rules.fifty_two.state import FiftyTwoStats
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "fifty-two"
+EXAMPLES = examples("fifty-two")
 ALLIES = ("alphonse", "alan", "alice", "artichoke", "able")
 ENEMIES = ("evans", "eckhart", "esther", "emberry")
 COMBATANTS = ALLIES + ENEMIES
@@ -69,7 +69,8 @@ def entry(cid: str) -> InitiativeEntry:
 
 
 def test_the_folder_holds_exactly_the_nine_combatants_of_the_addendum() -> None:
-    assert sorted(p.stem for p in EXAMPLES.glob("*.json")) == sorted(COMBATANTS)
+    stems = [p.name.removesuffix(".json") for p in EXAMPLES.iterdir() if p.name.endswith(".json")]
+    assert sorted(stems) == sorted(COMBATANTS)
 
 
 @pytest.mark.parametrize("cid", COMBATANTS)

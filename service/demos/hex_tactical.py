@@ -1,29 +1,25 @@
-"""`fray demo hex-tactical`: the barbarians at the town gate (examples/hex-tactical/) through
-the real pipeline, narrated event by event, with the hex map drawn before the fight and at
-its end.
+"""`fray demo hex-tactical`: the barbarians at the town gate, played from
+examples/hex-tactical/encounter.json, with the hex map drawn as the fight begins and at its end.
 
-The script has the same shape as Delver's Deep's (service/demo_delvers.py), whose runner
-plays it: `encounter.json` names its ruleset, the stat-block files to add and the steps to
-play, each `{actor, command, dice?, note?}`. The map is the `set-map` step's; tokens go on
-it with `place-token` steps, since a token needs a map and the runner adds the stat blocks
-before the first step.
+The map is the `set-map` step's; tokens go on it with `place-token` steps, since a token needs
+a map and the runner adds the stat blocks before the first step. The drawing reads only the
+shared table (`service.domain.grid`): the map, the tokens, and the cover objects a ruleset
+keeps as `cover` in its state.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
-from service.demo_delvers import Script, StepRefused, run_delvers_demo
-from service.demo_delvers import load_script as _load_script
+from service.demos.runner import Demo, Picture
+from service.demos.scripts import examples, read_script
 from service.domain.envelope import Envelope
 from service.domain.grid import Cell, GridMap, terrain_at
 from service.domain.ruleset import EncounterState
-from service.engine import Engine
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "hex-tactical"
-
-__all__ = ["EXAMPLES", "StepRefused", "load_script", "render_map", "run_hex_demo"]
+EXAMPLES = examples("hex-tactical")
 
 TERRAIN_LEGEND = (
     ". open  ~ difficult  # impassable  % slippery  & mired",
@@ -31,30 +27,23 @@ TERRAIN_LEGEND = (
 )
 
 
-def load_script(directory: Path = EXAMPLES) -> tuple[Script, list[dict[str, Any]]]:
-    """The script and the `add-combatant` commands for its combatants, in order."""
-    return _load_script(directory)
-
-
-async def run_hex_demo(
-    engine: Engine, directory: Path = EXAMPLES, encounter_id: str | None = None
-) -> tuple[str, list[str]]:
-    """Play the script; return the encounter id and one narration line per event, with the
-    map as it stood when the fight began drawn just before the encounter starts and the map
-    at the end drawn after the last line."""
-    encounter_id, lines = await run_delvers_demo(engine, directory, encounter_id)
-    stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
+def pictures(stream: Sequence[Envelope]) -> list[Picture]:
+    """The map as it stood when the fight began, just before `encounter-started` (after
+    initiative), and the map at the end, after the last line."""
     started = next((e.version for e in stream if e.type == "encounter-started"), None)
-    if started is not None:
-        before = await engine.load_at(encounter_id, started - 1)
-        at = started - 2  # lines[i] narrates stream[i + 1]: encounter-created has none
-        picture = ["The field as the fight begins:", *render_map(before.state).splitlines()]
-        lines = [*lines[:at], *picture, *lines[at:]]
-    final = (await engine.load(encounter_id)).state
-    return encounter_id, [*lines, "The field at the end:", *render_map(final).splitlines()]
+    drawn = [] if started is None else [Picture(started, partial(_titled, "as the fight begins"))]
+    return [*drawn, Picture(stream[-1].version + 1, partial(_titled, "at the end"))]
 
 
-# --- the map as text -------------------------------------------------------------------------
+def _titled(when: str, state: EncounterState) -> list[str]:
+    return [f"The field {when}:", *render_map(state).splitlines()]
+
+
+DEMO = Demo(
+    about="the barbarians at the town gate on a hex map, drawn in ASCII",
+    script=partial(read_script, EXAMPLES),
+    pictures=pictures,
+)
 
 
 def render_map(state: EncounterState) -> str:

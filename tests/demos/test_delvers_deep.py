@@ -1,4 +1,5 @@
-"""`fray demo delvers-deep`: the scripted fight of examples/delvers-deep/ through the engine."""
+"""`fray demo delvers-deep`: the scripted fight of service/demos/examples/delvers-deep/
+through the engine."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import shutil
 import pytest
 
 from service.audit import audit
-from service.demo_delvers import EXAMPLES, StepRefused, run_delvers_demo
+from service.demos.delvers_deep import DEMO, EXAMPLES
+from service.demos.runner import StepRefused, play
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run
+from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run, scripted_from
 
 SEED_EXAMPLES = [
     pytest.param("Daerion defends: Dodge check 3+.", id="Defend"),
@@ -26,7 +28,7 @@ SEED_EXAMPLES = [
 
 @pytest.fixture(scope="module")
 def fight() -> Played:
-    return play_demo(run_delvers_demo)
+    return play_demo(DEMO)
 
 
 def test_the_scripted_fight_audits(fight):
@@ -86,7 +88,7 @@ def test_a_refused_step_says_which_step(tmp_path):
     (tmp_path / "encounter.json").write_text(json.dumps(script))
 
     async def scenario(engine):
-        await run_delvers_demo(engine, tmp_path)
+        await play(engine, scripted_from(DEMO, tmp_path))
 
     with pytest.raises(StepRefused, match=r"step 15 \(daerion: brace\).*actions/once-per-turn"):
         run(scenario)

@@ -1,5 +1,5 @@
-"""`fray demo hex-tactical`: the barbarians at the town gate (examples/hex-tactical/) through
-the engine, and the ASCII hex map it draws."""
+"""`fray demo hex-tactical`: the barbarians at the town gate
+(service/demos/examples/hex-tactical/) through the engine, and the ASCII hex map it draws."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from service.audit import audit
-from service.demo_hex import EXAMPLES, StepRefused, render_map, run_hex_demo
+from service.demos.hex_tactical import DEMO, EXAMPLES, render_map
+from service.demos.runner import StepRefused, play
 from service.domain.envelope import Envelope
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run
+from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run, scripted_from
 from tests.rules.hex_tactical.given import add, encounter, hex_map, square_map, state_of
 
 START_MAP = (EXAMPLES / "map.txt").read_text(encoding="utf-8").rstrip("\n")
@@ -88,7 +89,7 @@ KEY_LINES = [
 
 @pytest.fixture(scope="module")
 def fight() -> Played:
-    return play_demo(run_hex_demo)
+    return play_demo(DEMO)
 
 
 def _events(lines: list[str]) -> list[str]:
@@ -249,7 +250,7 @@ def test_a_refused_step_says_which_step(tmp_path):
     number = len(script["combatants"]) + index + 1
 
     async def scenario(engine):
-        await run_hex_demo(engine, tmp_path)
+        await play(engine, scripted_from(DEMO, tmp_path))
 
     with pytest.raises(StepRefused, match=rf"step {number} \(gm: move\).*move/blocked"):
         run(scenario)

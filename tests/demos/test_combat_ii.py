@@ -1,5 +1,6 @@
 """`fray demo combat-ii`: the seed's archer and orc and its paladin charging a troll
-(examples/combat-ii/) through the engine, with each phase's half-segment timeline."""
+(service/demos/examples/combat-ii/) through the engine, with each phase's half-segment
+timeline."""
 
 from __future__ import annotations
 
@@ -10,17 +11,12 @@ from typing import Any
 import pytest
 
 from service.audit import audit
-from service.demo_combat_ii import (
-    EXAMPLES,
-    StepRefused,
-    render_timeline,
-    resolution_starts,
-    run_combat_ii_demo,
-)
+from service.demos.combat_ii import DEMO, EXAMPLES, render_timeline, resolution_starts
+from service.demos.runner import StepRefused, play
 from service.domain.envelope import Envelope
 from service.rules.combat_ii.allowance import attacks_left
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run
+from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run, scripted_from
 from tests.rules.combat_ii.given import (
     ARCHER,
     AXE,
@@ -121,7 +117,7 @@ KEY_LINES = [
 
 @pytest.fixture(scope="module")
 def fight() -> Played:
-    return play_demo(run_combat_ii_demo)
+    return play_demo(DEMO)
 
 
 def _events(lines: list[str]) -> list[str]:
@@ -272,8 +268,8 @@ def test_every_example_stat_block_is_valid():
 
 def test_the_readme_names_every_stat_block_file():
     readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")
-    for path in sorted(EXAMPLES.glob("*.json")):
-        if path.name != "encounter.json":
+    for path in EXAMPLES.iterdir():
+        if path.name.endswith(".json") and path.name != "encounter.json":
             assert f"`{path.name}`" in readme
 
 
@@ -294,7 +290,7 @@ def test_a_refused_step_says_which_step(tmp_path):
     number = len(script["combatants"]) + index + 1
 
     async def scenario(engine):
-        await run_combat_ii_demo(engine, tmp_path)
+        await play(engine, scripted_from(DEMO, tmp_path))
 
     with pytest.raises(StepRefused, match=rf"step {number} \(archer: attack\).*losers-first"):
         run(scenario)

@@ -1,7 +1,8 @@
-"""`fray demo fifty-two`: the seed's worked example (fifty-two §1 to §5.4) through the real
-pipeline: the nine combatants of examples/fifty-two/, the §2 initiative, the surprise round,
-Alan's extra column, the deal, the Enemies' four surprise cards and Alphonse's turn with its
-three criticals on Eckhart, narrated event by event with the field drawn as it goes.
+"""`fray demo fifty-two`: the seed's worked example (fifty-two §1 to §5.4): the nine
+combatants of examples/fifty-two/, the §2 initiative, the surprise round, Alan's extra
+column, the deal, the Enemies' four surprise cards and Alphonse's turn with its three
+criticals on Eckhart, with the field drawn after the deal, after the surprise cards and at
+the end of Alphonse's turn.
 
 The seed was played with a real deck and shows the layout only in pictures, so the deck here
 is one built to make the seed's text come true (see `DECK`). Every die is a table die, as the
@@ -11,25 +12,25 @@ off, so no §4.5 clock runs while a terminal prints.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
-from service.demo_delvers import StepRefused, actor_for
-from service.domain.context import GM, Actor
-from service.domain.errors import FrayError
-from service.domain.narration import namer
-from service.engine import CommandRequest, Engine
-from service.rules.fifty_two.cards import parse_card
+from service.demos.runner import Command, Demo, Picture, Script, Step, first_command
+from service.demos.scripts import CombatantRef, add_combatant, examples
+from service.domain.envelope import Envelope
+from service.domain.ruleset import EncounterState
+
+# The field is the ruleset's own: the state holds it and the ruleset's views draw it as text
+# (`columns_text`, the one drawing of the field Fray has). Where a surprise card goes is told
+# by the field as well, so this is the one demo module that imports fifty-two's modules.
 from service.rules.fifty_two.layout import Battlefield
 from service.rules.fifty_two.state import FiftyTwoState
 from service.rules.fifty_two.views import columns_text
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "fifty-two"
+EXAMPLES = examples("fifty-two")
 TITLE = "52: the seed's opening (fifty-two §1 to §5.4)"
 OPTIONS: dict[str, Any] = {"dice": "mixed", "decision_seconds": None}
-COMBATANT_FIELDS = ("combatant_id", "name", "side", "controller", "stats", "position")
 
 # fifty-two §2, in the seed's order: Allies, then Enemies. The die each rolled ("Alan
 # 4+1+3-1+6=13": the last term), which examples/fifty-two/README.md turns into these totals.
@@ -133,98 +134,73 @@ ALPHONSE: tuple[tuple[dict[str, Any], tuple[int, ...] | None], ...] = (
 )
 
 
-def roster(directory: Path = EXAMPLES) -> list[dict[str, Any]]:
-    """The `add-combatant` commands, in the seed's §2 order (the stat files less `epithet`)."""
-    commands = []
-    for cid in INITIATIVE_DICE:
-        block = json.loads((directory / f"{cid}.json").read_text(encoding="utf-8"))
-        commands.append(
-            {"type": "add-combatant", **{k: block[k] for k in COMBATANT_FIELDS if k in block}}
-        )
-    return commands
+def script() -> Script:
+    """The roster in the seed's §2 order (the stat files less `epithet`), the ranges, the
+    chart and round 0, the columns, the deal, the surprise cards, Alphonse's turn."""
+    steps = [
+        Step(add_combatant(EXAMPLES, CombatantRef(file=f"{cid}.json"))) for cid in INITIATIVE_DICE
+    ]
+    steps += [
+        Step({"type": "set-range", "combatant_id": cid, "opponents": list(opponents)})
+        for cid, opponents in RANGES
+    ]
+    # fifty-two §2, §2.1, §1: the chart, then round 0.
+    steps.append(Step({"type": "start-encounter"}, dice=tuple(INITIATIVE_DICE.values())))
+    steps += [
+        Step({"type": "surprise-attack", "combatant_id": attacker, "target": target}, dice=dice)
+        for attacker, target, dice in SURPRISE_ATTACKS
+    ]
+    # fifty-two §4.1: "Alan decides to add an extra column ... 2+5-1+1=7".
+    steps.append(Step({"type": "choose-columns", "modifier": 1}, actor="alan"))
+    steps.append(Step({"type": "deal", "deck": list(DECK)}))
+    steps += [Step(partial(_surprise_card, cid, covered)) for cid, covered in SURPRISE_CARDS]
+    steps += [
+        Step({**action, "combatant_id": "alphonse"}, actor="alphonse", dice=faces)
+        for action, faces in ALPHONSE
+    ]
+    steps.append(Step({"type": "end-encounter", "reason": "the demo stops after §5.4"}))
+    return Script("fifty-two", TITLE, steps, OPTIONS)
 
 
-@dataclass
-class _Demo:
-    engine: Engine
-    encounter_id: str
-    lines: list[str] = field(default_factory=list)
-    steps: int = 0
-
-    async def send(
-        self, actor: Actor, command: dict[str, Any], dice: tuple[int, ...] | None = None
-    ) -> None:
-        self.steps += 1
-        request = CommandRequest(command=command, dice=list(dice) if dice else None)
-        who = "gm" if actor.is_gm else ",".join(sorted(actor.combatants))
-        try:
-            outcome = await self.engine.execute(self.encounter_id, request, actor)
-        except FrayError as error:
-            raise StepRefused(
-                f"step {self.steps} ({who}: {command.get('type')}) was refused: "
-                f"{error.code}: {error.message}",
-                details={"step": self.steps, "command": command, "error": error.to_dict()},
-            ) from error
-        loaded = await self.engine.load(self.encounter_id)
-        names = namer(loaded.state.table.combatants)
-        self.lines += [loaded.ruleset.narrate(e.type, e.data, names) for e in outcome.events]
-
-    async def state(self) -> FiftyTwoState:
-        state = (await self.engine.load(self.encounter_id)).state
-        assert isinstance(state, FiftyTwoState)
-        return state
-
-    async def show(self, when: str) -> None:
-        """The field as the table sees it, top row first."""
-        self.lines.append(f"The field {when}:")
-        self.lines += columns_text(_field(await self.state())).splitlines()
-
-
-def _field(state: FiftyTwoState) -> Battlefield:
-    assert state.field is not None, "the cards have not been dealt"
-    return state.field
+def _surprise_card(cid: str, covered: str, state: EncounterState) -> Command:
+    column = column_topped_by(_field(state), covered)
+    return {"type": "add-surprise-card", "combatant_id": cid, "column": column}
 
 
 def column_topped_by(battlefield: Battlefield, card: str) -> int:
     """The column (from 1) whose top card is `card`: §4.4's "the QS above the 9H"."""
-    wanted = parse_card(card)
     for number, column in enumerate(battlefield.columns, start=1):
-        if column and column[-1] == wanted:
+        if column and column[-1].text == card:
             return number
     raise ValueError(f"no column has {card} on top")
 
 
-async def run_fifty_two_demo(
-    engine: Engine, encounter_id: str | None = None
-) -> tuple[str, list[str]]:
-    """Play the seed's opening; return the encounter id, the narration and the field drawn
-    after the deal, after the surprise cards and at the end of Alphonse's turn."""
-    encounter_id, _ = await engine.create(
-        "fifty-two", OPTIONS, title=TITLE, encounter_id=encounter_id, actor=GM
-    )
-    demo = _Demo(engine, encounter_id)
-    for command in roster():
-        await demo.send(GM, command)
-    for cid, opponents in RANGES:
-        await demo.send(
-            GM, {"type": "set-range", "combatant_id": cid, "opponents": list(opponents)}
-        )
-    # fifty-two §2, §2.1, §1: the chart, then round 0.
-    await demo.send(GM, {"type": "start-encounter"}, tuple(INITIATIVE_DICE.values()))
-    for attacker, target, dice in SURPRISE_ATTACKS:
-        command = {"type": "surprise-attack", "combatant_id": attacker, "target": target}
-        await demo.send(GM, command, dice)
-    # fifty-two §4.1: "Alan decides to add an extra column ... 2+5-1+1=7".
-    await demo.send(actor_for("alan"), {"type": "choose-columns", "modifier": 1})
-    await demo.send(GM, {"type": "deal", "deck": list(DECK)})
-    await demo.show("after the deal")
-    for cid, covered in SURPRISE_CARDS:
-        column = column_topped_by(_field(await demo.state()), covered)
-        await demo.send(GM, {"type": "add-surprise-card", "combatant_id": cid, "column": column})
-    await demo.show("after the surprise cards")
-    alphonse = actor_for("alphonse")
-    for action, faces in ALPHONSE:
-        await demo.send(alphonse, {**action, "combatant_id": "alphonse"}, faces)
-    await demo.show("at the end of Alphonse's turn")
-    await demo.send(GM, {"type": "end-encounter", "reason": "the demo stops after §5.4"})
-    return encounter_id, demo.lines
+def _field(state: EncounterState) -> Battlefield:
+    assert isinstance(state, FiftyTwoState) and state.field is not None, "no cards dealt"
+    return state.field
+
+
+def pictures(stream: Sequence[Envelope]) -> list[Picture]:
+    """The field as the table sees it after the deal, after the surprise cards (once the
+    first round has begun) and at the end of Alphonse's turn (once the next has begun): each
+    just before the next command."""
+    return [
+        Picture(first_command(stream, "add-surprise-card"), partial(_titled, "after the deal")),
+        Picture(first_command(stream, "remove-pair"), partial(_titled, "after the surprise cards")),
+        Picture(
+            first_command(stream, "end-encounter"),
+            partial(_titled, "at the end of Alphonse's turn"),
+        ),
+    ]
+
+
+def _titled(when: str, state: EncounterState) -> list[str]:
+    return [f"The field {when}:", *columns_text(_field(state)).splitlines()]
+
+
+DEMO = Demo(
+    about="52's opening: the surprise round, the 7-column field from a table deck, "
+    "Alphonse's three criticals on Eckhart",
+    script=script,
+    pictures=pictures,
+)

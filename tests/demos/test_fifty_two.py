@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from service.audit import audit
-from service.demo_fifty_two import DECK, run_fifty_two_demo
+from service.demos.fifty_two import DECK, DEMO
+from service.demos.runner import play
 from service.domain.envelope import Envelope
 from service.rules.fifty_two import card_actions
 from service.rules.fifty_two.cards import full_deck, parse_card
@@ -54,7 +55,8 @@ class Fight:
 @pytest.fixture(scope="module")
 def fight() -> Fight:
     async def scenario(engine):
-        encounter_id, lines = await run_fifty_two_demo(engine)
+        played = await play(engine, DEMO)
+        encounter_id, lines = played.encounter_id, played.lines
         stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
         table = (await engine.load(encounter_id)).state.table
         hp = {cid: c.resource_values()["hp"] for cid, c in table.combatants.items()}

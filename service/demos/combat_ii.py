@@ -1,68 +1,58 @@
-"""`fray demo combat-ii`: the seed's archer and orc and its paladin charging a troll
-(examples/combat-ii/) through the real pipeline, narrated event by event, with each phase's
-half-segment timeline drawn before the phase resolves.
+"""`fray demo combat-ii`: the seed's archer and orc and its paladin charging a troll, played
+from examples/combat-ii/encounter.json, with each phase's half-segment timeline drawn before
+the phase resolves.
 
-The script has Delver's Deep's shape (service/demo_delvers.py), whose runner plays it. A
-combat-ii phase resolves inside the command that declares its last intention, so no step
-ever sees a phase declared but unresolved; the timeline is read afterwards from the stored
-stream, as the state stood just before the phase's first half-segment: every intention
-declared and every casting begun, nothing struck or moved yet
-(`service.rules.combat_ii.views.timeline`).
+A combat-ii phase resolves inside the command that declares its last intention, so no step
+ever sees a phase declared but unresolved; the timeline is drawn from the stored stream, as
+the state stood just before the phase's first half-segment: every intention declared and
+every casting begun, nothing struck or moved yet.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
-from service.demo_delvers import Script, StepRefused, run_delvers_demo
-from service.demo_delvers import load_script as _load_script
+from service.demos.runner import Demo, Picture
+from service.demos.scripts import examples, read_script
 from service.domain.envelope import Envelope
 from service.domain.narration import Names, namer
-from service.engine import Engine
+from service.domain.ruleset import EncounterState
+
+# The timeline is the rules' own reading of the declared phase: which half-segment each
+# strike and spell lands in, the order the movers go in, the casting still to come. No public
+# view carries all of it (the summary has the half-segments only while intentions are being
+# declared), so the drawing reads the ruleset's schedule, and this is the one demo module
+# that imports combat-ii's own modules.
 from service.rules.combat_ii.movement import order
 from service.rules.combat_ii.schedule import ENDPHASE, HALF_SEGMENTS, half_segment, phase_label
 from service.rules.combat_ii.state import CombatIIState, Intention
 from service.rules.combat_ii.views import timeline
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "combat-ii"
-
-__all__ = [
-    "EXAMPLES",
-    "StepRefused",
-    "load_script",
-    "render_timeline",
-    "resolution_starts",
-    "run_combat_ii_demo",
-]
+EXAMPLES = examples("combat-ii")
 
 RESOLVING = frozenset({"moved", "casting-progressed", "phase-ended"})
 """Events that belong to a phase's resolution even without a half-segment of their own."""
 
 
-def load_script(directory: Path = EXAMPLES) -> tuple[Script, list[dict[str, Any]]]:
-    """The script and the `add-combatant` commands for its combatants, in order."""
-    return _load_script(directory)
+def pictures(stream: Sequence[Envelope]) -> list[Picture]:
+    return [Picture(stream[i].version, _timeline) for i in resolution_starts(stream)]
 
 
-async def run_combat_ii_demo(
-    engine: Engine, directory: Path = EXAMPLES, encounter_id: str | None = None
-) -> tuple[str, list[str]]:
-    """Play the script; return the encounter id and one narration line per event, with the
-    timeline of every action phase that resolved drawn just before its first half-segment."""
-    encounter_id, lines = await run_delvers_demo(engine, directory, encounter_id)
-    stream = [Envelope.from_body(s.body) for s in await engine.store.read(encounter_id)]
-    # lines[i] narrates stream[i + 1]: encounter-created has no line. Insert from the end so
-    # that earlier indexes stay put.
-    for index in reversed(resolution_starts(stream)):
-        before = await engine.load_at(encounter_id, stream[index - 1].version)
-        state = before.state
-        assert isinstance(state, CombatIIState)
-        lines[index - 1 : index - 1] = render_timeline(state)
-    return encounter_id, lines
+def _timeline(state: EncounterState) -> list[str]:
+    assert isinstance(state, CombatIIState)
+    return render_timeline(state)
 
 
-def resolution_starts(stream: list[Envelope]) -> list[int]:
+DEMO = Demo(
+    about="the seed's archer and orc, and a paladin charging a troll, with each phase's timeline",
+    script=partial(read_script, EXAMPLES),
+    pictures=pictures,
+)
+
+
+def resolution_starts(stream: Sequence[Envelope]) -> list[int]:
     """For each action phase (not the endphase) that resolved, the index in `stream` of its
     first event that strikes, casts off, moves or ends it."""
     starts: list[int] = []

@@ -1,5 +1,5 @@
-"""`fray demo d20-action-points`: the scripted fight of examples/d20-action-points/ through
-the engine."""
+"""`fray demo d20-action-points`: the scripted fight of
+service/demos/examples/d20-action-points/ through the engine."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import shutil
 import pytest
 
 from service.audit import audit
-from service.demo_d20 import EXAMPLES, StepRefused, run_d20_demo
+from service.demos.d20_action_points import DEMO, EXAMPLES
+from service.demos.runner import StepRefused, play
 from tests.e2e.test_cli import fray
-from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run
+from tests.engine_helpers import Played, check_example_stat_blocks, play_demo, run, scripted_from
 
 KEY_LINES = [
     pytest.param("Marching order of party: Brannoc, Wren / Tamsin, Ysolde.", id="marching order"),
@@ -62,7 +63,7 @@ KEY_LINES = [
 
 @pytest.fixture(scope="module")
 def fight() -> Played:
-    return play_demo(run_d20_demo)
+    return play_demo(DEMO)
 
 
 def test_the_scripted_fight_audits(fight):
@@ -146,7 +147,7 @@ def test_a_refused_step_says_which_step(tmp_path):
     number = len(script["combatants"]) + index + 1
 
     async def scenario(engine):
-        await run_d20_demo(engine, tmp_path)
+        await play(engine, scripted_from(DEMO, tmp_path))
 
     with pytest.raises(
         StepRefused, match=rf"step {number} \(gm: attack\).*grapple/must-break-free"
