@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -60,6 +60,7 @@ MAX_ATTEMPTS = 16
 BACKOFF_CAP = 0.05
 SNAPSHOT_FORMAT = 1
 _log = logging.getLogger("fray.engine")
+V = TypeVar("V")
 
 
 def wall_clock() -> datetime:
@@ -112,12 +113,14 @@ DeadlineHook = Callable[[str, list[Deadline]], Awaitable[None]]
 class Engine:
     store: Store
     clock: Clock = wall_clock
+    # How many encounters' states and seeds this process keeps (each least recently used first
+    # out): a long-lived API or worker process sees every encounter it ever served.
     cache_size: int = 1024
     # Told of the deadlines each append recorded (the API schedules their jobs with it);
     # they are in the store's outbox either way.
     on_deadlines: DeadlineHook | None = None
     _cache: OrderedDict[str, Loaded] = field(default_factory=OrderedDict)
-    _seeds: dict[str, bytes] = field(default_factory=dict)
+    _seeds: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     _locks: dict[str, _Gate] = field(default_factory=dict)
 
     # --- encounters --------------------------------------------------------------------
@@ -225,10 +228,7 @@ class Engine:
         return Loaded(ruleset, replay(ruleset, stream), stream[-1].version, stream[-1].hash)
 
     def _remember(self, encounter_id: str, loaded: Loaded) -> Loaded:
-        self._cache[encounter_id] = loaded
-        self._cache.move_to_end(encounter_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        _keep(self._cache, encounter_id, loaded, self.cache_size)
         return loaded
 
     async def _seed(self, encounter_id: str) -> bytes:
@@ -237,7 +237,7 @@ class Engine:
             seed = await self.store.seed(encounter_id)
             if seed is None:
                 raise _unknown(encounter_id)
-            self._seeds[encounter_id] = seed
+        _keep(self._seeds, encounter_id, seed, self.cache_size)
         return seed
 
     # --- commands ----------------------------------------------------------------------
@@ -462,6 +462,14 @@ def _well_formed(encounter_id: str) -> bool:
     except InvalidArgument:
         return False
     return True
+
+
+def _keep(cache: OrderedDict[str, V], key: str, value: V, size: int) -> None:
+    """Put `value` in an LRU cache of at most `size` entries, evicting the least recent."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
 
 
 def _backoff(attempt: int) -> float:

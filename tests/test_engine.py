@@ -135,6 +135,23 @@ def test_same_command_id_with_a_different_command_is_refused(encounter_id):
     assert before == after
 
 
+def test_the_actor_is_part_of_a_command_id_fingerprint(encounter_id):
+    async def scenario(engine: Engine):
+        await skirmish(engine, encounter_id)
+        note = {"type": "add-note", "text": "hold the door"}
+        first = await send(engine, encounter_id, note, command_id="c-1")
+        retry = await send(engine, encounter_id, note, command_id="c-1")
+        length = len(await stream(engine, encounter_id))
+        with pytest.raises(Conflict) as caught:
+            await send(engine, encounter_id, note, actor=Actor("gm-2", "gm"), command_id="c-1")
+        return first, retry, caught.value, length, len(await stream(engine, encounter_id))
+
+    first, retry, error, before, after = run(scenario)
+    assert retry.duplicate and retry.version == first.version
+    assert error.code == "command/id-reused" and "c-1" in error.message
+    assert before == after
+
+
 def test_a_stale_expected_version_is_a_conflict_with_expected_and_actual(encounter_id):
     async def scenario(engine: Engine) -> Conflict:
         await skirmish(engine, encounter_id)

@@ -50,7 +50,10 @@ def fray_serve_process(redis_url: str, **env: str) -> Iterator[tuple[str, subpro
             except httpx.TransportError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"fray serve did not come up: {process.communicate()[0]}")
+                # Still starting after the deadline: stop it, or reading its output waits forever.
+                process.kill()
+                output = process.communicate(timeout=20)[0]
+                raise RuntimeError(f"fray serve did not come up: {output}")
             time.sleep(0.1)
         yield url, process
     finally:
