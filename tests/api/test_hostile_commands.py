@@ -184,8 +184,38 @@ def _counter() -> Iterator[int]:
 _ids = _counter()
 
 
-def _set_up(table: Table, ruleset: str) -> tuple[str, str, str, list[str]]:
-    """A fresh encounter of `ruleset` with two combatants; its id, GM and player tokens."""
+# What the GM sends after the two add-combatants to bring each ruleset to its first turn.
+# `{0}` and `{1}` stand for the two combatants' ids.
+OPENINGS: dict[str, list[dict[str, Any]]] = {
+    "combat-ii": [{"type": "start-encounter"}],
+    "d20-action-points": [
+        {"type": "start-encounter"},
+        {"type": "begin-combat"},
+        {"type": "roll-initiative"},
+    ],
+    "delvers-deep": [{"type": "start-encounter"}, {"type": "fix-order"}],
+    "fifty-two": [{"type": "start-encounter"}],
+    "freeform": [{"type": "roll-initiative"}, {"type": "start-encounter"}],
+    "hex-tactical": [
+        {"type": "set-map", "map": {"kind": "hex", "width": 6, "height": 6}},
+        {"type": "place-token", "combatant_id": "{0}", "cell": [2, 2]},
+        {"type": "place-token", "combatant_id": "{1}", "cell": [3, 2]},
+        {"type": "start-encounter"},
+    ],
+}
+
+
+def _filled(value: Any, ids: list[str]) -> Any:
+    if isinstance(value, str) and value in ("{0}", "{1}"):
+        return ids[int(value[1])]
+    if isinstance(value, dict):
+        return {k: _filled(v, ids) for k, v in value.items()}
+    return value
+
+
+def _set_up(table: Table, ruleset: str, stage: int) -> tuple[str, str, str, list[str]]:
+    """A fresh encounter of `ruleset` with two combatants, taken `stage` steps into its
+    opening (all of them: the first turn); its id, GM and player tokens, combatant ids."""
     encounter_id = f"hostile-{ruleset}-{os.getpid()}-{next(_ids)}"
     created = table.post("/v1/encounters", {"ruleset": ruleset, "encounter_id": encounter_id}, KEY)
     assert created.status_code == 201, created.text
@@ -199,11 +229,11 @@ def _set_up(table: Table, ruleset: str) -> tuple[str, str, str, list[str]]:
         )
         assert added.status_code == 201, added.text
         ids.append(added.json()["events"][0]["data"]["combatant_id"])
-    for start in ("roll-initiative", "start-encounter"):  # where the ruleset has them
-        started = table.post(
-            f"/v1/encounters/{encounter_id}/commands", {"command": {"type": start}}, gm
+    for step in OPENINGS[ruleset][:stage]:
+        played = table.post(
+            f"/v1/encounters/{encounter_id}/commands", {"command": _filled(step, ids)}, gm
         )
-        assert started.status_code < 500, started.text
+        assert played.status_code == 201, (step, played.text)
     minted = table.post(
         f"/v1/encounters/{encounter_id}/tokens", {"role": "player", "combatants": ids[:1]}, gm
     )
@@ -226,7 +256,10 @@ def _check_stream(table: Table, encounter_id: str) -> None:
 
 
 def _play(table: Table, ruleset: str, kind: str, data: st.DataObject) -> None:
-    encounter_id, gm, player, ids = _set_up(table, ruleset)
+    opening = len(OPENINGS[ruleset])
+    # Mostly from the first turn on; sometimes in setup or part-way into the opening.
+    stage = data.draw(st.just(opening) | st.integers(0, opening), label="stage")
+    encounter_id, gm, player, ids = _set_up(table, ruleset, stage)
     path = f"/v1/encounters/{encounter_id}/commands"
     sent = data.draw(st.lists(command(ruleset, kind, ids), min_size=1, max_size=3), label="sent")
     for body in sent:
