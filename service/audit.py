@@ -170,8 +170,10 @@ def _rerun(
                 report.fail(f"version {group[0].version}: {problem}")
                 return
             rerun += 1
-        state = advance(ruleset, state, group, saved)
         for envelope in group:
+            # The state as of each event, as the fold keeps it: a rewind may land between
+            # the events of one command.
+            state = advance(ruleset, state, [envelope], saved)
             if envelope.version in targets:
                 saved[envelope.version] = state
         previous = group[-1]

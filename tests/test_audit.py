@@ -11,6 +11,7 @@ from service.domain.canonical import envelope_hash
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.rules.freeform import RULESET
+from tests.rules.delvers_deep import given as delvers
 from tests.rules.harness import Table
 
 BRAMLI = Actor("p1", "player", frozenset({"bramli"}))
@@ -124,3 +125,17 @@ def test_the_auditor_may_bring_the_seed(seedless: bool):
     table = played(end=False)
     report = audit(table.envelopes, None if seedless else table.seed)
     assert report.ok and any(c.startswith("draws") for c in report.checked) is not seedless
+
+
+def test_a_rewind_between_the_events_of_one_command_is_re_run_from_that_state():
+    table = delvers.encounter()
+    delvers.pc(table, "hero")
+    delvers.creature(table, "foe")
+    table.send({"type": "start-encounter"}, dice=[3])
+    fixed = table.send({"type": "fix-order"})  # order-fixed, round-started, turn-started
+    table.send({"type": "rewind", "to_version": fixed[0].version})
+
+    noted = table.send({"type": "add-note", "text": "the round begins again"})
+
+    assert [e.type for e in noted] == ["note-added", "turn-started"]
+    assert audit(table.envelopes, table.seed).ok

@@ -13,7 +13,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.domain import idle
-from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated
+from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated, Rewind
 from service.domain.context import Actor, DecideContext
 from service.domain.envelope import Envelope
 from service.domain.errors import InvalidCommand
@@ -167,8 +167,10 @@ class RulesetBase(Generic[S]):
                 self.pools,
                 state.options.reaction_window,
             )
-            if not events:
-                return []
+            if not events or isinstance(command, Rewind):
+                # The fold returns to the past state as it was: nothing follows a rewind
+                # (applied here, its events would only ever see the state being left).
+                return events
             after = self.apply(state, events)
             return events + self.follow_up(after, command, events, ctx)
         return self.decide_own(state, command, ctx)
@@ -178,7 +180,9 @@ class RulesetBase(Generic[S]):
         empty table (service.domain.idle). What the pipeline and the auditor run."""
         events = self.decide(state, command, ctx)
         count = idle.streak(command, events, ctx.actor, ctx.roller.version)
-        if not events or (count == 0 and not state.table.clocks_on_hold):
+        if not events or isinstance(command, Rewind):
+            return events
+        if count == 0 and not state.table.clocks_on_hold:
             return events
         after = self.apply(state, events)
         limit = after.options.idle_timeouts

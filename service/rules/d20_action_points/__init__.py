@@ -12,7 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from service.domain.common import RemoveCombatant
 from service.domain.context import Actor, DecideContext
+from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.ruleset import RulesetBase
@@ -34,6 +36,17 @@ class D20ActionPoints(RulesetBase[D20State]):
     stats_model = D20Stats
     commands = COMMANDS
     events = EVENTS
+
+    def decide(self, state: D20State, command: Command, ctx: DecideContext) -> list[Event]:
+        # The round keeps who has acted, their points left over, gifts, delays and the
+        # initiative queue by id: one who leaves the fight is taken down (hp 0), not removed.
+        if isinstance(command, RemoveCombatant) and state.phase in ("declaring", "acting"):
+            raise RuleViolation(
+                "combatant/in-the-fight",
+                "combat has begun: take a combatant out with adjust-resource (hp to 0) "
+                "instead of removing it",
+            )
+        return super().decide(state, command, ctx)
 
     def decide_own(self, state: D20State, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)

@@ -825,3 +825,38 @@ def test_a_combatant_out_of_the_fight_gifts_nothing() -> None:
     error = refused(table, {"type": "gift-point", "combatant_id": "hero", "to": "archer"})
 
     assert error.code == "gift/out-of-fight"
+
+
+# --- the roster once combat has begun (Fray's reading: the seed has no rule for leaving) ----
+
+
+def test_a_combatant_that_has_had_its_turn_cannot_be_removed() -> None:
+    table = party()
+    end_turn(table, "hero")
+
+    error = refused(table, {"type": "remove-combatant", "combatant_id": "hero"})
+
+    assert error.code == "combatant/in-the-fight"
+    assert "adjust-resource" in error.message
+
+
+def test_a_combatant_cannot_be_removed_while_actions_are_declared() -> None:
+    table = encounter()
+    pc(table, "hero")
+    monster(table, "foe")
+    start(table)
+
+    error = refused(table, {"type": "remove-combatant", "combatant_id": "foe"})
+
+    assert error.code == "combatant/in-the-fight"
+
+
+def test_before_combat_begins_a_combatant_may_still_be_removed() -> None:
+    table = encounter()
+    pc(table, "hero")
+    monster(table, "foe")
+    table.send({"type": "start-encounter"})
+
+    removed = table.send({"type": "remove-combatant", "combatant_id": "foe"})
+
+    assert types(removed) == ["combatant-removed"]

@@ -236,3 +236,18 @@ def test_without_pcs_the_gm_slot_begins_at_once():
 
     assert types(started) == ["encounter-started", "order-fixed", "round-started"]
     assert table.ruleset.phase_label(table.state) == "round 1: GM's slot — choosing who acts"
+
+
+def test_nothing_follows_a_rewind_even_from_between_the_events_of_a_command():
+    table = encounter()
+    pc(table, "hero")
+    creature(table, "foe")
+    table.send({"type": "start-encounter"}, dice=[3])
+    fixed = table.send({"type": "fix-order"})  # order-fixed, round-started, turn-started
+    table.send({"type": "rewind", "to_version": fixed[0].version})
+
+    rewound = table.send({"type": "rewind", "to_version": 1})
+
+    assert types(rewound) == ["rewound"]
+    assert table.state == table.replayed()
+    assert state_of(table).current == ()
