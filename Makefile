@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit coverage bench fuzz soak clean
+.PHONY: run test lint typecheck unit coverage docs bench fuzz soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,13 @@ coverage: $(STAMP)
 	@echo "line by line: htmlcov/index.html"
 
 test: lint typecheck unit
+
+# The derived parts of the docs and specs: the tables of docs/api.md (from the envelope and
+# the error catalogue), the OpenAPI document and the GraphQL schema.
+docs: $(STAMP)
+	$(BIN)/python -m service.api.doctables docs/api.md
+	$(BIN)/fray openapi > openapi/openapi.yaml
+	$(BIN)/fray schema > schema/schema.graphql
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

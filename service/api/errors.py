@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from service.api.catalogue import STATUSES
 from service.api.responses import JSONResponse
 from service.domain.errors import Conflict, Forbidden, FrayError, NotFound, RuleViolation
 
@@ -34,24 +35,8 @@ class BodyTooLarge(FrayError):
 
 HTTP_CODES = {404: "route/not-found", 405: "route/method-not-allowed"}
 
-# The one table from error codes to HTTP statuses (GraphQL shows the same status in an
-# error's `extensions` and in `CommandRejected`). A code not listed takes its kind's status:
-# 422 for what the rules forbid, 403, 404 and 409 for those kinds, else 400.
-STATUSES: dict[str, int] = {
-    "auth/missing": 401,
-    "auth/invalid-token": 401,
-    "auth/expired": 401,
-    "auth/forbidden": 403,
-    "encounter/not-found": 404,
-    "encounter/version-conflict": 409,
-    "encounter/busy": 409,
-    "encounter/exists": 409,
-    "command/id-reused": 409,
-    "request/too-large": 413,
-    "rate/limited": 429,
-    "internal/unrecordable": 500,
-    "store/unavailable": 503,
-}
+# A code the catalogue does not name as a whole row takes its kind's status: 422 for what
+# the rules forbid, 403, 404 and 409 for those kinds, else 400.
 KINDS: tuple[tuple[type[FrayError], int], ...] = (
     (RuleViolation, 422),
     (Forbidden, 403),

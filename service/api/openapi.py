@@ -16,13 +16,15 @@ from functools import cache
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from starlette.requests import Request
 from starlette.responses import Response
 
+from service.api.catalogue import codes_of
 from service.api.events import MAX_LIMIT
 from service.api.models import CreateEncounter, MintToken
+from service.api.shapes import Event
 from service.domain.views import ActionOption, EncounterSummary
 from service.engine import CommandRequest
 from service.rules.registry import RULESETS
@@ -93,24 +95,6 @@ class Seed(BaseModel):
     commitment: str = Field(description="SHA-256 of the seed, as the stream committed to it.")
 
 
-class Event(BaseModel):
-    """An event envelope, as DESIGN.md defines it: a link of the encounter's hash chain."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    version: int
-    type: str
-    schema_: int = Field(alias="schema")
-    data: dict[str, Any]
-    at: str
-    command_id: str
-    actor: dict[str, Any]
-    command: dict[str, Any] | None
-    rolls: list[dict[str, Any]]
-    prev_hash: str
-    hash: str
-
-
 class EventPage(BaseModel):
     events: list[Event]
     next_after: int = Field(description="Send as `after` for the next page.")
@@ -135,7 +119,7 @@ class Readiness(BaseModel):
 
 # --- the route table -----------------------------------------------------------------------
 
-AUTH_CODES = ("auth/missing", "auth/invalid-token", "auth/expired")
+AUTH_CODES = codes_of(401)
 BODY_CODES = ("request/malformed-json", "request/invalid")
 # A number out of range or nesting too deep anywhere in a command or the options.
 VALUE_CODES = ("request/number-out-of-range", "request/too-deep", "request/bad-id")

@@ -2,41 +2,73 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Annotated, Any
 
 import orjson
+from pydantic import Field
 
 from service.domain.canonical import canonical_bytes, envelope_hash
-
-ENVELOPE_FIELDS = (
-    "version",
-    "type",
-    "schema",
-    "data",
-    "at",
-    "command_id",
-    "actor",
-    "command",
-    "rolls",
-    "prev_hash",
-    "hash",
-)
 
 
 @dataclass(frozen=True, slots=True)
 class Envelope:
-    version: int
-    type: str
-    schema: int
-    data: dict[str, Any]
-    at: str
-    command_id: str
-    actor: dict[str, Any]
-    command: dict[str, Any] | None
-    rolls: list[dict[str, Any]]
-    prev_hash: str
-    hash: str
+    """An event as it is stored: a link of its encounter's hash chain (DESIGN.md, "Events,
+    dice and the audit trail").
+
+    This is the one declaration of the envelope's shape: the OpenAPI `Event`, the GraphQL
+    `Event` and the table in docs/api.md are derived from these fields and descriptions."""
+
+    version: Annotated[
+        int, Field(description="Its position in the encounter's stream: 1, 2, 3 … with no gap.")
+    ]
+    type: Annotated[
+        str,
+        Field(description="What happened, in the past tense (`pair-removed`), as its ruleset "
+              "names it."),
+    ]  # fmt: skip
+    schema: Annotated[
+        int,
+        Field(description="The version of this event type's shape; older shapes are upcast "
+              "when read."),
+    ]  # fmt: skip
+    data: Annotated[
+        dict[str, Any],
+        Field(description="What its type records; what the viewer may not see is left out."),
+    ]
+    at: Annotated[
+        str,
+        Field(description="When it was recorded, by the server's clock: ISO 8601 UTC, "
+              "milliseconds."),
+    ]  # fmt: skip
+    command_id: Annotated[
+        str,
+        Field(description="The command it came from: the client's `command_id`, or one the "
+              "server assigned."),
+    ]  # fmt: skip
+    actor: Annotated[
+        dict[str, Any],
+        Field(description="Who sent that command: `id`, `role` and the `combatants` they act "
+              "for."),
+    ]  # fmt: skip
+    command: Annotated[
+        dict[str, Any] | None,
+        Field(description="The command as sent, on the first event of each command (so an "
+              "auditor can decide it again); null on the others."),
+    ]  # fmt: skip
+    rolls: Annotated[
+        list[dict[str, Any]],
+        Field(description="The draws this event used: `k`, `value`, `purpose`, `kind`, and "
+              "`n` (server dice) or `source: table`."),
+    ]  # fmt: skip
+    prev_hash: Annotated[
+        str,
+        Field(description="The `hash` of the event before it; 64 zeros for version 1."),
+    ]
+    hash: Annotated[
+        str,
+        Field(description="SHA-256 (hex) of its canonical JSON without `hash`."),
+    ]
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in ENVELOPE_FIELDS}
@@ -83,3 +115,6 @@ def seal(
         "prev_hash": prev_hash,
     }
     return Envelope(**unsealed, hash=envelope_hash(unsealed))
+
+
+ENVELOPE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Envelope))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
@@ -11,8 +12,10 @@ from service.api.errors import status_of
 from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.views import action_outputs, summary_output
+from service.api.shapes import described_fields
 from service.app.auth import Principal
 from service.domain.context import Actor
+from service.domain.envelope import Envelope
 from service.domain.errors import FrayError
 from service.engine import Loaded
 
@@ -39,38 +42,40 @@ class Ruleset:
     stats_schema: JSON = strawberry.field(description="JSON Schema of a combatant's stats.")
 
 
-@strawberry.type(description="An event as the viewer may see it (the stored envelope).")
-class Event:
-    version: int
-    type: str
-    schema: int
-    data: JSON
-    at: str
-    command_id: str
-    actor: JSON
-    command: JSON | None
-    rolls: JSON
-    prev_hash: str
-    hash: str
-
-    @classmethod
-    def of(cls, envelope: dict[str, Any]) -> Event:
-        return cls(**{k: envelope[k] for k in _EVENT_FIELDS})
+def _graphql_kind(kind: Any) -> Any:
+    """int and str as themselves, `X | None` as nullable, anything else as JSON."""
+    if kind in (int, str):
+        return kind
+    args = typing.get_args(kind)
+    if type(None) in args:
+        (inner,) = (a for a in args if a is not type(None))
+        return _graphql_kind(inner) | None
+    return JSON
 
 
-_EVENT_FIELDS = (
-    "version",
-    "type",
-    "schema",
-    "data",
-    "at",
-    "command_id",
-    "actor",
-    "command",
-    "rolls",
-    "prev_hash",
-    "hash",
-)
+def _event_type() -> Any:
+    """The GraphQL `Event`, made from the one declaration of the envelope."""
+    names = []
+    namespace: dict[str, Any] = {"__annotations__": {}}
+    for name, kind, info in described_fields(Envelope):
+        names.append(name)
+        namespace["__annotations__"][name] = _graphql_kind(kind)
+        namespace[name] = strawberry.field(description=info.description)
+
+    def of(cls: Any, envelope: dict[str, Any]) -> Any:
+        return cls(**{k: envelope[k] for k in names})
+
+    namespace["of"] = classmethod(of)
+    return strawberry.type(
+        type("Event", (), namespace),
+        description="An event as the viewer may see it (the stored envelope).",
+    )
+
+
+if TYPE_CHECKING:
+    Event = Any
+else:
+    Event = _event_type()
 
 
 @strawberry.type

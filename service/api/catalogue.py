@@ -1,0 +1,150 @@
+"""Every error an integrator can meet, declared once: its HTTP status, its codes and when.
+
+`service.api.errors.status_of` maps codes to statuses from this table, the OpenAPI
+document's error replies name these codes, and the table under "Errors" in docs/api.md is
+rendered from it (`make docs`; a test fails when they drift). GraphQL gives the same code
+and status in an error's `extensions` and in `CommandRejected`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    status: int
+    codes: tuple[str, ...]
+    when: str
+    # The codes are the whole of the row (each maps to `status`), or only examples of a
+    # family the status is given by kind (a rule the command breaks: 422).
+    examples: bool = False
+
+
+CATALOGUE: tuple[ErrorKind, ...] = (
+    ErrorKind(400, ("request/malformed-json",), "The body is not JSON."),
+    ErrorKind(
+        400,
+        ("request/invalid",),
+        "A field of the wrong type or a bad query parameter; the message names it.",
+    ),
+    ErrorKind(
+        400,
+        ("command/unknown-type",),
+        "The message and `details.valid_types` list the valid types.",
+    ),
+    ErrorKind(
+        400,
+        ("command/invalid",),
+        "A command field is missing or of the wrong type; the message names it. Nothing is "
+        'coerced: `"delta": "1"` and `"delta": 1.0` are refused where a whole number is due, '
+        'as is `"expected_version": "3"` (`request/invalid`).',
+    ),
+    ErrorKind(
+        400,
+        ("request/number-out-of-range",),
+        "A number anywhere in a command or the options is beyond ±2,147,483,647 (GraphQL's "
+        "`Int`, the widest integer Fray carries); `details[0].field` is its path, e.g. "
+        "`stats.hp`. Fields may be tighter: a GM adjustment's `delta`, `set` and `max` are "
+        "within ±1,000,000.",
+    ),
+    ErrorKind(
+        400,
+        ("request/too-deep",),
+        "A command or the options nest objects and arrays more than 32 levels deep.",
+    ),
+    ErrorKind(
+        400,
+        ("request/bad-id",),
+        "An encounter or combatant id outside the id pattern (see [Creating an encounter]"
+        "(#creating-an-encounter)); `details.pattern` is the pattern.",
+    ),
+    ErrorKind(
+        400, ("encounter/unknown-ruleset", "encounter/bad-options"), "Creating an encounter."
+    ),
+    ErrorKind(
+        401,
+        ("auth/missing", "auth/invalid-token", "auth/expired"),
+        "No, a bad or an expired credential.",
+    ),
+    ErrorKind(
+        403, ("auth/forbidden",), "A token for another encounter, or a role that may not do this."
+    ),
+    ErrorKind(
+        404,
+        ("encounter/not-found", "route/not-found"),
+        "Unknown encounter (another tenant's included) or path.",
+    ),
+    ErrorKind(405, ("route/method-not-allowed",), ""),
+    ErrorKind(
+        409,
+        ("encounter/version-conflict",),
+        "A stale `expected_version`; `details` has `expected` and `actual`.",
+    ),
+    ErrorKind(409, ("command/id-reused", "encounter/exists"), "An id used for something else."),
+    ErrorKind(
+        409,
+        ("encounter/busy",),
+        "The encounter kept changing under the command (many writers at once); send it again.",
+    ),
+    ErrorKind(413, ("request/too-large",), "The body is over `FRAY_MAX_BODY` (64 KiB)."),
+    ErrorKind(
+        422,
+        ("turn/not-your-turn", "auth/not-your-combatant"),
+        "The rules forbid the command.",
+        examples=True,
+    ),
+    ErrorKind(
+        422,
+        ("dice/bad-expression", "dice/too-large"),
+        "A dice expression that does not parse, or one past a limit: 100 dice a term, 1,000 "
+        "a roll, d10000, 500 characters, 50 levels of nesting, and no constant, repeat count "
+        "or value along the way (`65536 * 65536`) beyond ±2,147,483,647.",
+    ),
+    ErrorKind(
+        429,
+        ("rate/limited",),
+        "Over `FRAY_RATE_LIMIT` commands per second per credential (counted in Redis, across "
+        "every instance); wait `Retry-After` seconds. Each instance takes the budget in "
+        "leases of a tenth of the limit, so with several instances a credential may be "
+        "refused up to (lease − 1) commands per instance before the limit, never after it.",  # noqa: RUF001
+    ),
+    ErrorKind(
+        500,
+        ("internal/unrecordable",),
+        "A fault in Fray: the command's events would not read back exactly as written "
+        "(checked before every append), so nothing was appended. The log names the command.",
+    ),
+    ErrorKind(
+        503,
+        ("store/unavailable",),
+        "Redis is not answering (down, unreachable, loading, read-only after a failover). "
+        "`Retry-After` and `details.retry_after` say when to try again; a command retried "
+        "with the same `command_id` is never applied twice. GraphQL gives the same `code`, "
+        "`status` and `details` in the error's `extensions`; a subscription gets it as an "
+        "error (`next` with `errors`) and may subscribe again; an SSE stream already open "
+        "waits out the outage (heartbeats go on) and carries on, one opened during it is "
+        "answered `503`.",
+    ),
+)
+
+# Code -> status, for every code the table names as a whole row.
+STATUSES: dict[str, int] = {
+    code: kind.status for kind in CATALOGUE if not kind.examples for code in kind.codes
+}
+
+
+def codes_of(status: int) -> tuple[str, ...]:
+    """The codes an answer of `status` may carry (examples included)."""
+    return tuple(code for kind in CATALOGUE if kind.status == status for code in kind.codes)
+
+
+def markdown() -> str:
+    """The table under "Errors" in docs/api.md."""
+    lines = ["| Status | Code | When |", "|---|---|---|"]
+    for kind in CATALOGUE:
+        codes = ", ".join(f"`{code}`" for code in kind.codes)
+        if kind.examples:
+            codes = f"rule codes, e.g. {codes}"
+        lines.append(f"| {kind.status} | {codes} | {kind.when} |".replace("|  |", "| |"))
+    return "\n".join(lines) + "\n"
