@@ -11,13 +11,14 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import orjson
 
+from service.app import following
 from service.app.auth import Auth, Principal, bearer, tenant_actor
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
@@ -25,9 +26,10 @@ from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
 from service.domain.envelope import Envelope
 from service.domain.errors import Forbidden, FrayError, NotFound
 from service.domain.ids import public_id, split_stream, stream_id
-from service.domain.views import ActionOption
+from service.domain.views import ActionOption, EncounterSummary
 from service.engine import CommandRequest, Engine, Loaded, Outcome
 from service.rules.registry import RULESETS
+from service.store.subscriptions import StreamHub
 
 GM_TOKEN_TTL = 86_400
 EXPORT_PAGE = 500
@@ -85,6 +87,7 @@ class Encounters:
     auth: Auth
     limiter: RateLimiter | None = None
     metrics: Metrics | None = None
+    hub: StreamHub | None = None  # live reads (`follow`, `watch`): the API process's
 
     # --- who is asking ----------------------------------------------------------------
 
@@ -251,6 +254,25 @@ class Encounters:
             if len(page) < EXPORT_PAGE:
                 return
             after = page[-1].version
+
+    async def follow(
+        self, principal: Principal, after: int, *, idle: float | None = None
+    ) -> AsyncGenerator[dict[str, Any] | None, None]:
+        """Every event after version `after`, live, as the viewer may see it (see
+        `service.app.following`); None after each `idle` seconds with nothing to send, when
+        `idle` is given. An unknown encounter is refused here, before anything is sent."""
+        loaded = await self.engine.load(principal.stream_of())
+        return following.events(self.engine, self._hub(), principal, loaded, after, idle)
+
+    async def watch(self, principal: Principal) -> AsyncGenerator[EncounterSummary, None]:
+        """The summary as the viewer may see it now, then again after every change."""
+        loaded = await self.engine.load(principal.stream_of())
+        return following.summaries(self.engine, self._hub(), principal, loaded)
+
+    def _hub(self) -> StreamHub:
+        if self.hub is None:
+            raise RuntimeError("live reads need the process's StreamHub")
+        return self.hub
 
     async def seed(self, principal: Principal) -> bytes:
         """The seed: revealed by the end, before it to auditors and the GM only (DESIGN.md,
