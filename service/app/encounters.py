@@ -71,6 +71,14 @@ class Submitted:
 
 
 @dataclass(frozen=True)
+class Previewed:
+    version: int  # the version it was decided against: pin `expected_version` to it
+    rolled: bool  # dice were drawn from a throwaway seed: not the ones a submit rolls
+    duplicate: bool  # the command id was used for this command: its recorded events
+    events: list[dict[str, Any]]  # as the sender may see them
+
+
+@dataclass(frozen=True)
 class EventPage:
     events: list[dict[str, Any]]  # as the viewer may see them
     last: int  # the last version read (a cursor: pass it as `after` for the next page)
@@ -200,6 +208,14 @@ class Encounters:
             else redacted_envelopes(loaded, outcome.events, principal.actor)
         )
         return Submitted(outcome.command_id, outcome.version, outcome.duplicate, events)
+
+    async def preview(self, principal: Principal, request: CommandRequest) -> Previewed:
+        """What `submit` would append now, as the sender may see it, appending nothing; a
+        command `submit` would refuse raises the same error (`admit` has vouched for the
+        sender and counted the request against its rate limit, as for a submit)."""
+        preview = await self.engine.preview(principal.stream_of(), request, principal.actor)
+        events = redacted_envelopes(preview.loaded, preview.events, principal.actor)
+        return Previewed(preview.based_on, preview.rolled, preview.duplicate, events)
 
     # --- reads ------------------------------------------------------------------------
 
