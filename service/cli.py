@@ -16,6 +16,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from service.app.auth import Principal, system_principal
+from service.app.encounters import Encounters
 from service.config import Settings
 from service.demos import (
     combat_ii,
@@ -27,7 +29,7 @@ from service.demos import (
 )
 from service.demos.runner import Demo
 from service.demos.runner import play as run_demo
-from service.domain.errors import FrayError
+from service.domain.errors import FrayError, NotFound
 from service.embedded_redis import RedisServer, answers, die_with_parent, find_redis_server
 from service.engine import Engine
 from service.store.redis_store import EventStore
@@ -239,14 +241,15 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     async def export(engine: Engine) -> int:
-        stored = await engine.store.read(args.encounter_id)
-        if not stored:
+        try:
+            lines = await Encounters(engine).export(system_principal(args.encounter_id))
+        except NotFound:
             print(f"fray export: there is no encounter '{args.encounter_id}'", file=sys.stderr)
             return 1
         out = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
         try:
-            for event in stored:
-                out.write(event.body + b"\n")
+            async for line in lines:
+                out.write(line)
         finally:
             if args.out:
                 out.close()
@@ -278,18 +281,27 @@ def _audit(args: argparse.Namespace) -> int:
         return 2
 
     async def from_redis(engine: Engine) -> int:
-        stored = await engine.store.read(args.encounter_id)
-        if not stored:
+        encounters = Encounters(engine)
+        principal = system_principal(args.encounter_id)
+        try:
+            lines = [line async for line in await encounters.export(principal)]
+        except NotFound:
             print(f"fray audit: there is no encounter '{args.encounter_id}'", file=sys.stderr)
             return 1
-        lines = [s.body for s in stored]
         envelopes, problems = parse_lines(lines)
         if problems:
             return show(AuditReport(problems=problems[:1]))
-        known = seed or await engine.store.seed(args.encounter_id)
+        known = seed or await _stored_seed(encounters, principal)
         return show(audit(envelopes, known))
 
     return _with_engine(from_redis)
+
+
+async def _stored_seed(encounters: Encounters, principal: Principal) -> bytes | None:
+    try:
+        return await encounters.seed(principal)
+    except NotFound:
+        return None
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -106,6 +106,17 @@ class Outcome:
     loaded: Loaded | None = None  # the state after the append (None for a replayed retry)
 
 
+@dataclass(frozen=True)
+class Preview:
+    """What a command would append now (`Engine.preview`), nothing having been appended."""
+
+    events: list[Envelope]
+    loaded: Loaded  # the state those events would lead to
+    based_on: int  # the version it was decided against
+    rolled: bool  # dice were drawn, from a throwaway seed: not the ones a submit rolls
+    duplicate: bool = False  # the command id was used for this very command: its events
+
+
 DeadlineHook = Callable[[str, list[Deadline]], Awaitable[None]]
 
 
@@ -363,6 +374,48 @@ class Engine:
         if deadlines and self.on_deadlines is not None:
             await self.on_deadlines(encounter_id, deadlines)
         return Outcome(encounter_id, command_id, envelopes, result.last_version, loaded=after)
+
+    async def preview(self, encounter_id: str, request: CommandRequest, actor: Actor) -> Preview:
+        """Decide the command against the current state as `execute` would, refusing it
+        with the same error, and append nothing: no lock, no idempotency record, no
+        deadline. Dice come from a throwaway seed, never the encounter's, which would tell
+        the dice the real command is going to roll."""
+        if actor.role in ("observer", "auditor"):
+            raise Forbidden(f"an {actor.role} may read the encounter but not send commands")
+        loaded = await self.load(encounter_id)
+        command = loaded.ruleset.parse_command(request.command)
+        if type(command).model_fields["type"].default in SYSTEM_COMMANDS and actor.role == "player":
+            raise Forbidden("only the GM or Fray's workers may send this command")
+        command_id = request.command_id or uuid.uuid4().hex
+        if request.command_id is not None:
+            fingerprint = _fingerprint(request, actor)
+            earlier = await self._earlier_outcome(encounter_id, command_id, fingerprint)
+            if earlier is not None:
+                return Preview(earlier.events, loaded, loaded.version, False, duplicate=True)
+        pinned = request.expected_version
+        if pinned is not None and pinned != loaded.version:
+            raise _conflict(pinned, loaded.version)
+        throwaway = secrets.token_bytes(32)
+        now = self._now()
+        events, envelopes = decide_envelopes(
+            loaded, command, request, actor, command_id, throwaway, now
+        )
+        stored = [_stored(e).body for e in envelopes]
+        check_recordable(loaded.ruleset, events, [e.to_dict() for e in envelopes], stored)
+        if _rewinds(envelopes):
+            history = _envelopes(await self.store.read(encounter_id))
+            state = replay(loaded.ruleset, [*history, *envelopes])
+        else:
+            state = loaded.ruleset.apply(loaded.state, events)
+        head = envelopes[-1] if envelopes else None
+        after = Loaded(
+            loaded.ruleset,
+            state,
+            head.version if head else loaded.version,
+            head.hash if head else loaded.hash,
+        )
+        rolled = any(r.get("source") != "table" for e in envelopes for r in e.rolls)
+        return Preview(envelopes, after, loaded.version, rolled)
 
     async def _earlier_outcome(
         self, encounter_id: str, command_id: str, fingerprint: str

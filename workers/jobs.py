@@ -30,10 +30,10 @@ from typing import Literal
 import orjson
 import redis.asyncio as aioredis
 
+from service.app.encounters import Encounters
 from service.config import Settings
 from service.deadline_metrics import DeadlineMetrics
 from service.dispatch import Dispatcher, job_id
-from service.domain.context import SYSTEM
 from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
 from service.engine import CommandRequest, Engine
@@ -285,10 +285,10 @@ async def _fire(
     outcome: Fired
     lateness: float | None = None
     try:
-        result = await engine.execute(encounter_id, request, SYSTEM)
+        result = await Encounters(engine).submit_as_system(encounter_id, request)
         outcome = "duplicate" if result.duplicate else "fired"
         if result.events and not result.duplicate:
-            lateness = parse_iso(result.events[0].at).timestamp() - deadline.due
+            lateness = parse_iso(result.events[0]["at"]).timestamp() - deadline.due
     except FrayError as error:
         if error.code in PASSING:
             raise  # passing: RQ retries the job

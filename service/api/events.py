@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import encounters_of, engine_of, viewer
+from service.api.access import encounters_of, viewer
 from service.api.bodies import MAX_QUERY_INT, query_int
 from service.api.errors import InvalidRequest
 from service.api.responses import JSONResponse
-from service.app.views import redacted_envelope
-from service.domain.context import Actor
-from service.domain.envelope import Envelope
+from service.app.following import SubscriptionLost
 from service.domain.errors import FrayError
-from service.engine import Engine
-from service.store.errors import StoreError
-from service.store.subscriptions import StreamHub
 
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
@@ -36,19 +31,19 @@ def wants_stream(request: Request) -> bool:
 
 async def list_events(request: Request) -> Response:
     principal = await viewer(request)
-    encounter_id = principal.stream_of()
-    engine = engine_of(request)
+    encounters = encounters_of(request)
     if wants_stream(request):
         after = _resume_from(request)
-        await engine.load(encounter_id)  # 404 before the stream starts
+        # Refused (404, 503) before the stream starts.
+        events = await encounters.follow(principal, after, idle=DISCONNECT_POLL)
         return StreamingResponse(
-            _sse(request, engine, encounter_id, principal.actor, after),
+            _sse(request, events, principal.stream_of()),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
     after = query_int(request, "after", 0, 0, None)
     limit = query_int(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    page = await encounters_of(request).events(principal, after, limit)
+    page = await encounters.events(principal, after, limit)
     return JSONResponse({"events": page.events, "next_after": page.last, "has_more": page.has_more})
 
 
@@ -62,45 +57,38 @@ def _resume_from(request: Request) -> int:
 
 
 async def _sse(
-    request: Request, engine: Engine, encounter_id: str, actor: Actor, after: int
+    request: Request, events: AsyncGenerator[dict[str, Any] | None, None], stream: str
 ) -> AsyncIterator[bytes]:
-    hub: StreamHub = request.app.state.hub
+    """`Encounters.follow` as SSE frames, with heartbeats while idle; ends when the client
+    goes (noticed at each idle tick, not only at the next write)."""
     heartbeat: float = request.app.state.settings.sse_heartbeat
-    loaded = await engine.load(encounter_id)
     yield f"retry: {RETRY_MS}\n\n".encode()
     try:
-        async with hub.subscribe(encounter_id, after) as events:
-            idle = 0.0
-            while True:
-                try:
-                    stored = await asyncio.wait_for(anext(events), DISCONNECT_POLL)
-                except TimeoutError:
-                    # A gone client is otherwise noticed only at the next write.
-                    if await request.is_disconnected():
-                        return
-                    idle += DISCONNECT_POLL
-                    if idle >= heartbeat:
-                        idle = 0.0
-                        yield b": keep-alive\n\n"
-                    continue
+        idle = 0.0
+        async for seen in events:
+            if seen is not None:
                 idle = 0.0
-                if stored.version > loaded.version:
-                    loaded = await engine.load(encounter_id)
-                envelope = Envelope.from_body(stored.body)
-                seen = redacted_envelope(loaded.ruleset, envelope, actor, loaded.state)
-                if seen is not None:
-                    yield _frame(envelope.version, envelope.type, orjson.dumps(seen))
-    except (StoreError, StopAsyncIteration) as error:
+                yield _frame(seen["version"], seen["type"], orjson.dumps(seen))
+                continue
+            if await request.is_disconnected():
+                return
+            idle += DISCONNECT_POLL
+            if idle >= heartbeat:
+                idle = 0.0
+                yield b": keep-alive\n\n"
+    except SubscriptionLost as error:
         # A slow subscriber or a stopping hub: the client reconnects with Last-Event-ID.
-        _log.info("SSE stream for %s ended: %s", encounter_id, error)
+        _log.info("SSE stream for %s ended: %s", stream, error.__cause__)
     except FrayError as error:
         # The store went away mid-stream: say so, and when to come back, before closing.
-        _log.info("SSE stream for %s ended: %s", encounter_id, error.code)
+        _log.info("SSE stream for %s ended: %s", stream, error.code)
         wait = getattr(error, "retry_after", RETRY_MS // 1000)
         yield b"retry: %d\nevent: error\ndata: %s\n\n" % (
             wait * 1000,
             orjson.dumps(error.to_dict()),
         )
+    finally:
+        await events.aclose()  # unsubscribes now, not when collected
 
 
 def _frame(version: int, kind: str, data: bytes) -> bytes:

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, RootModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from starlette.requests import Request
 from starlette.responses import Response
@@ -106,6 +106,33 @@ class CommandAccepted(BaseModel):
     version: int = Field(description="The encounter's version after the command.")
     duplicate: bool = Field(description="True when this command id was already applied.")
     events: list[Event] = Field(description="The events it appended, as the sender may see.")
+
+
+class Refusal(ErrorDetail):
+    status: int = Field(description="The HTTP status a submit would answer with.")
+
+
+class PreviewAccepted(BaseModel):
+    accepted: Literal[True]
+    version: int = Field(
+        description="The version it was decided against: send it as `expected_version` to "
+        "have the command decided against this very state."
+    )
+    rolled: bool = Field(
+        description="True when dice were drawn: from a throwaway seed, never the encounter's, "
+        "so the real command rolls anew. False: exactly what a submit now appends."
+    )
+    duplicate: bool = Field(description="The command id was already used for this command.")
+    events: list[Event] = Field(description="What it would append, as the sender may see.")
+
+
+class PreviewRefused(BaseModel):
+    accepted: Literal[False]
+    error: Refusal = Field(description="The error a submit now would get, and its status.")
+
+
+class CommandPreview(RootModel[PreviewAccepted | PreviewRefused]):
+    """What a command would append now (nothing was appended), or why it would be refused."""
 
 
 class Health(BaseModel):
@@ -222,6 +249,7 @@ def _encounter_links() -> dict[str, Any]:
     targets = {
         "GetEncounter": "getEncounter",
         "SubmitCommand": "submitCommand",
+        "PreviewCommand": "previewCommand",
         "ListEvents": "listEvents",
         "LegalActions": "listLegalActions",
         "MintToken": "mintToken",
@@ -344,6 +372,41 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
         params=(ENCOUNTER_PARAM,),
         body=CommandRequest,
+    ),
+    Operation(
+        "post",
+        f"{ENCOUNTER_ID}/commands/preview",
+        "previewCommand",
+        "Preview a command: what it would append now, or the refusal it would get. "
+        "Nothing is appended.",
+        "commands",
+        (
+            Reply(
+                200,
+                "Accepted (its events, as the sender may see them) or refused (`error`: the code "
+                "and words a submit would get, `error.status` the status it would answer).",
+                CommandPreview,
+            ),
+            Reply(400, "A malformed body.", Error, codes=BODY_CODES),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+            _too_large(),
+            Reply(
+                429,
+                "Too many commands from this credential (previews count as commands); wait "
+                "`Retry-After` seconds.",
+                Error,
+                codes=("rate/limited",),
+                headers={"Retry-After": "Seconds to wait."},
+            ),
+        ),
+        params=(ENCOUNTER_PARAM,),
+        body=CommandRequest,
+        description="Decided like `submitCommand` against the encounter as it is now, with "
+        "the same authorization and rate limit, but nothing is appended, no lock is held and "
+        "the command id is not recorded. Dice are drawn from a throwaway seed, never the "
+        "encounter's: a preview never tells the dice the real command will roll.",
     ),
     Operation(
         "get",
@@ -509,6 +572,7 @@ RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     Event,
     EventPage,
     CommandAccepted,
+    CommandPreview,
     Health,
     Readiness,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from service.api import commands, encounters, events, openapi
+from service.api import commands, encounters, events, openapi, preview
 
 ENCOUNTER = "/v1/encounters/{encounter_id}"
 
@@ -13,6 +13,7 @@ routes: list[BaseRoute] = [
     Route("/v1/encounters", encounters.create_encounter, methods=["POST"]),
     Route(ENCOUNTER, encounters.get_encounter, methods=["GET"]),
     Route(f"{ENCOUNTER}/commands", commands.post_command, methods=["POST"]),
+    Route(f"{ENCOUNTER}/commands/preview", preview.post_preview, methods=["POST"]),
     Route(f"{ENCOUNTER}/events", events.list_events, methods=["GET"]),
     Route(f"{ENCOUNTER}/legal-actions", encounters.legal_actions, methods=["GET"]),
     Route(f"{ENCOUNTER}/tokens", encounters.mint_token, methods=["POST"]),

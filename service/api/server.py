@@ -50,7 +50,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
         state.metrics = Metrics()
         state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
-        state.encounters = Encounters(state.engine, state.auth, state.limiter, state.metrics)
+        state.encounters = Encounters(
+            state.engine, state.auth, state.limiter, state.metrics, hub=state.hub
+        )
         await state.hub.start()
         # What exists now (modules, schemas, validators: ~80k objects) lives as long as
         # the process. Out of the collector's sight, a full collection no longer walks it:

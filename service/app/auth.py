@@ -25,9 +25,9 @@ import orjson
 from service.app.errors import ExpiredToken, InvalidToken, MissingCredential
 from service.config import Settings
 from service.domain.canonical import canonical_bytes
-from service.domain.context import Actor, Role
+from service.domain.context import SYSTEM, Actor, Role
 from service.domain.errors import Forbidden, NotFound
-from service.domain.ids import is_id, stream_id
+from service.domain.ids import is_id, split_stream, stream_id
 from service.engine import Engine
 from service.store.errors import InvalidArgument
 
@@ -41,7 +41,7 @@ _log = logging.getLogger("fray.api")
 @dataclass(frozen=True)
 class Principal:
     actor: Actor
-    kind: Literal["tenant", "token"]
+    kind: Literal["tenant", "token", "system"]
     tenant: str | None
     encounter_id: str | None  # the token's encounter (None for tenant keys)
     stream: str | None = None  # where the asked-for encounter lives in the store
@@ -49,6 +49,13 @@ class Principal:
     def stream_of(self) -> str:
         assert self.stream is not None, "a principal resolved for an encounter"
         return self.stream
+
+
+def system_principal(stream: str) -> Principal:
+    """Fray's own processes (the workers firing deadlines, the CLI beside the store): the
+    system actor, with no credential, for the encounter stored at `stream`."""
+    tenant, encounter_id = split_stream(stream)
+    return Principal(SYSTEM, "system", tenant, encounter_id, stream)
 
 
 def tenant_actor(tenant: str) -> Actor:

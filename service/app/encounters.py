@@ -11,23 +11,25 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import orjson
 
-from service.app.auth import Auth, Principal, bearer, tenant_actor
+from service.app import following
+from service.app.auth import Auth, Principal, bearer, system_principal, tenant_actor
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
 from service.domain.envelope import Envelope
 from service.domain.errors import Forbidden, FrayError, NotFound
 from service.domain.ids import public_id, split_stream, stream_id
-from service.domain.views import ActionOption
+from service.domain.views import ActionOption, EncounterSummary
 from service.engine import CommandRequest, Engine, Loaded, Outcome
 from service.rules.registry import RULESETS
+from service.store.subscriptions import StreamHub
 
 GM_TOKEN_TTL = 86_400
 EXPORT_PAGE = 500
@@ -69,6 +71,14 @@ class Submitted:
 
 
 @dataclass(frozen=True)
+class Previewed:
+    version: int  # the version it was decided against: pin `expected_version` to it
+    rolled: bool  # dice were drawn from a throwaway seed: not the ones a submit rolls
+    duplicate: bool  # the command id was used for this command: its recorded events
+    events: list[dict[str, Any]]  # as the sender may see them
+
+
+@dataclass(frozen=True)
 class EventPage:
     events: list[dict[str, Any]]  # as the viewer may see them
     last: int  # the last version read (a cursor: pass it as `after` for the next page)
@@ -82,18 +92,19 @@ class EventPage:
 @dataclass
 class Encounters:
     engine: Engine
-    auth: Auth
+    auth: Auth | None = None  # credentials: None in the workers and the CLI (system only)
     limiter: RateLimiter | None = None
     metrics: Metrics | None = None
+    hub: StreamHub | None = None  # live reads (`follow`, `watch`): the API process's
 
     # --- who is asking ----------------------------------------------------------------
 
     async def principal(self, authorization: str | None, encounter_id: str | None) -> Principal:
-        return await self.auth.principal(authorization, encounter_id, self.engine)
+        return await self._auth().principal(authorization, encounter_id, self.engine)
 
     def creator(self, authorization: str | None) -> str:
         """The tenant whose API key this is: only a key may create encounters."""
-        return self.auth.tenant_of_key(authorization)
+        return self._auth().tenant_of_key(authorization)
 
     async def minter(self, authorization: str | None, encounter_id: str) -> Principal:
         """One who may mint the encounter's tokens: its GM or its tenant's key."""
@@ -131,7 +142,7 @@ class Encounters:
             tenant=tenant,
         )
         stream = stream_id(tenant, encounter_id)
-        token, expires = self.auth.mint(
+        token, expires = self._auth().mint(
             encounter_id, "gm", [], f"gm:{tenant}", GM_TOKEN_TTL, tenant
         )
         principal = Principal(tenant_actor(tenant), "tenant", tenant, None, stream)
@@ -170,7 +181,7 @@ class Encounters:
         elif bound:
             raise BadTokenRequest("field 'combatants': only player tokens are bound to combatants")
         subject = subject or f"{role}:{uuid.uuid4().hex[:8]}"
-        token, expires = self.auth.mint(
+        token, expires = self._auth().mint(
             encounter_id, role, bound, subject, ttl_seconds, principal.tenant
         )
         return Minted(token, role, subject, bound, expires)
@@ -197,6 +208,21 @@ class Encounters:
             else redacted_envelopes(loaded, outcome.events, principal.actor)
         )
         return Submitted(outcome.command_id, outcome.version, outcome.duplicate, events)
+
+    async def submit_as_system(
+        self, stream: str, request: CommandRequest, *, api: str = "worker"
+    ) -> Submitted:
+        """A command of Fray's own (a deadline firing) as the system actor: no credential
+        and no rate limit, decided, recorded and counted like every other command."""
+        return await self.submit(system_principal(stream), request, api=api)
+
+    async def preview(self, principal: Principal, request: CommandRequest) -> Previewed:
+        """What `submit` would append now, as the sender may see it, appending nothing; a
+        command `submit` would refuse raises the same error (`admit` has vouched for the
+        sender and counted the request against its rate limit, as for a submit)."""
+        preview = await self.engine.preview(principal.stream_of(), request, principal.actor)
+        events = redacted_envelopes(preview.loaded, preview.events, principal.actor)
+        return Previewed(preview.based_on, preview.rolled, preview.duplicate, events)
 
     # --- reads ------------------------------------------------------------------------
 
@@ -227,20 +253,25 @@ class Encounters:
 
     async def export(self, principal: Principal) -> AsyncIterator[bytes]:
         """The whole stream as JSONL, as the viewer may see it (stored bytes when it may see
-        them all, so an auditor's export is the stream itself)."""
+        them all, so an auditor's export is the stream itself). The system is given the
+        stored record as it is, unfolded: the CLI audits streams that may not fold."""
         stream = principal.stream_of()
+        if principal.kind == "system":
+            if await self.engine.store.head(stream) is None:
+                raise NotFound(f"there is no encounter '{public_id(stream)}'")
+            return self._lines(stream, None, principal, True)
         loaded = await self.engine.load(stream)
         full = sees_raw_events(loaded, principal.actor)
         return self._lines(stream, loaded, principal, full)
 
     async def _lines(
-        self, stream: str, loaded: Loaded, principal: Principal, full: bool
+        self, stream: str, loaded: Loaded | None, principal: Principal, full: bool
     ) -> AsyncIterator[bytes]:
         after = 0
         while True:
             page = await self.engine.store.read(stream, after=after, limit=EXPORT_PAGE)
             for stored in page:
-                if full:
+                if full or loaded is None:
                     yield stored.body + b"\n"
                     continue
                 seen = redacted_envelopes(
@@ -252,11 +283,39 @@ class Encounters:
                 return
             after = page[-1].version
 
+    async def follow(
+        self, principal: Principal, after: int, *, idle: float | None = None
+    ) -> AsyncGenerator[dict[str, Any] | None, None]:
+        """Every event after version `after`, live, as the viewer may see it (see
+        `service.app.following`); None after each `idle` seconds with nothing to send, when
+        `idle` is given. An unknown encounter is refused here, before anything is sent."""
+        loaded = await self.engine.load(principal.stream_of())
+        return following.events(self.engine, self._hub(), principal, loaded, after, idle)
+
+    async def watch(self, principal: Principal) -> AsyncGenerator[EncounterSummary, None]:
+        """The summary as the viewer may see it now, then again after every change."""
+        loaded = await self.engine.load(principal.stream_of())
+        return following.summaries(self.engine, self._hub(), principal, loaded)
+
+    def _hub(self) -> StreamHub:
+        if self.hub is None:
+            raise RuntimeError("live reads need the process's StreamHub")
+        return self.hub
+
     async def seed(self, principal: Principal) -> bytes:
         """The seed: revealed by the end, before it to auditors and the GM only (DESIGN.md,
-        audit trail), and to nobody where it orders hidden cards (fifty-two's pool)."""
+        audit trail), and to nobody where it orders hidden cards (fifty-two's pool); the
+        system (the CLI's audit beside the store) reads it as stored."""
         stream = principal.stream_of()
-        loaded = await self.engine.load(stream)
+        if principal.kind != "system":
+            await self._may_see_seed(principal)
+        seed = await self.engine.store.seed(stream)
+        if seed is None:
+            raise NotFound(f"there is no encounter '{public_id(stream)}'")
+        return seed
+
+    async def _may_see_seed(self, principal: Principal) -> None:
+        loaded = await self.engine.load(principal.stream_of())
         if loaded.state.table.phase != "ended" and not may_see_seed(
             principal.actor, loaded.ruleset
         ):
@@ -266,10 +325,11 @@ class Encounters:
                     "before the encounter ends"
                 )
             raise Forbidden("only auditors and the GM see the seed before the encounter ends")
-        seed = await self.engine.store.seed(stream)
-        if seed is None:
-            raise NotFound(f"there is no encounter '{public_id(stream)}'")
-        return seed
+
+    def _auth(self) -> Auth:
+        if self.auth is None:
+            raise RuntimeError("this process resolves no credentials (Encounters.auth)")
+        return self.auth
 
     # --- the command log --------------------------------------------------------------
 

@@ -56,6 +56,7 @@ OPERATIONS = [
     "Mutation.createEncounter",
     "Mutation.mintToken",
     "Mutation.submitCommand",
+    "Mutation.previewCommand",
 ]
 
 

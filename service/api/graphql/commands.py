@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from service.api.graphql.context import Context
 from service.api.graphql.pydantic_types import (
     TypeFactory,
     graphql_name,
@@ -26,9 +27,11 @@ from service.api.graphql.pydantic_types import (
     pascal,
     raw_payload,
 )
+from service.app.auth import Principal
 from service.domain.common import COMMON_COMMANDS
 from service.domain.errors import InvalidCommand
-from service.domain.ruleset import RulesetBase
+from service.domain.ruleset import RulesetBase, invalid
+from service.engine import CommandRequest
 from service.rules.registry import RULESETS
 
 
@@ -119,3 +122,37 @@ def command_payload(value: ChosenCommand) -> tuple[str, dict[str, Any]]:
             raise InvalidCommand(f"send `true` to issue `{kind}`", code="command/invalid")
         return value.ruleset.ruleset, {"type": kind}
     return value.ruleset.ruleset, {"type": kind, **raw_payload(value.input_type, value.fields)}
+
+
+async def request_of(
+    context: Context,
+    principal: Principal,
+    command: ChosenCommand,
+    command_id: str | None,
+    expected_version: int | None,
+    dice: list[int] | None,
+    deck_orders: list[list[int]] | None,
+) -> CommandRequest:
+    """The command request as REST takes it, once the command is of the encounter's
+    ruleset (`submitCommand` and `previewCommand`)."""
+    named, payload = command_payload(command)
+    # An encounter's ruleset never changes: the engine's cached copy is enough.
+    stream = principal.stream_of()
+    loaded = context.engine.peek(stream) or await context.engine.load(stream)
+    if named != loaded.ruleset.name:
+        raise InvalidCommand(
+            f"this encounter runs {loaded.ruleset.name}: send the "
+            f"`{graphql_name(loaded.ruleset.name)}` member of CommandInput, not "
+            f"`{graphql_name(named)}`",
+            code="command/wrong-ruleset",
+        )
+    try:
+        return CommandRequest(
+            command_id=command_id,
+            expected_version=expected_version,
+            command=payload,
+            dice=dice,
+            deck_orders=deck_orders,
+        )
+    except ValidationError as error:
+        raise invalid(error, "command request") from None

@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import strawberry
 from graphql import GraphQLResolveInfo
-from pydantic import ValidationError
 
 from service.api.errors import status_of
 from service.api.graphql import fields
-from service.api.graphql.commands import ChosenCommand, command_payload
+from service.api.graphql.commands import ChosenCommand, request_of
 from service.api.graphql.context import Context, Info, graphql_error
 from service.api.graphql.inputs import chosen_command, parse
-from service.api.graphql.pydantic_types import graphql_name
+from service.api.graphql.preview import CommandPreview, preview
 from service.api.graphql.types import (
     CommandAccepted,
     CommandRejected,
@@ -30,9 +29,7 @@ from service.api.graphql.types import (
     encounter_of,
 )
 from service.api.models import CreateEncounter, MintToken
-from service.domain.errors import FrayError, InvalidCommand
-from service.domain.ruleset import invalid
-from service.engine import CommandRequest
+from service.domain.errors import FrayError
 
 if TYPE_CHECKING:
     # Generated at import from the pydantic models (see pydantic_types); mypy sees Any.
@@ -99,6 +96,25 @@ class Mutation:
             info.context, encounter_id, command, command_id, expected_version, dice, deck_orders
         )
 
+    @fields.mutation(
+        "What a command would append now, appending nothing: its events as you may see "
+        "them, or the refusal a `submitCommand` would get. Dice come from a throwaway "
+        "seed (`rolled`), never the encounter's."
+    )
+    async def preview_command(
+        self,
+        info: Info,
+        encounter_id: str,
+        command: CommandInput,
+        command_id: str | None = None,
+        expected_version: int | None = None,
+        dice: list[int] | None = None,
+        deck_orders: list[list[int]] | None = None,
+    ) -> CommandPreview:
+        return await preview(
+            info.context, encounter_id, command, command_id, expected_version, dice, deck_orders
+        )
+
 
 async def resolve_submit_command(
     _root: object, info: GraphQLResolveInfo[Context], **arguments: Any
@@ -134,18 +150,9 @@ async def submit(
     encounters = context.encounters
     try:
         principal = await context.admitted(encounter_id)
-        named, payload = command_payload(command)
-        # An encounter's ruleset never changes: the engine's cached copy is enough.
-        stream = principal.stream_of()
-        loaded = context.engine.peek(stream) or await context.engine.load(stream)
-        if named != loaded.ruleset.name:
-            raise InvalidCommand(
-                f"this encounter runs {loaded.ruleset.name}: send the "
-                f"`{graphql_name(loaded.ruleset.name)}` member of CommandInput, not "
-                f"`{graphql_name(named)}`",
-                code="command/wrong-ruleset",
-            )
-        request = _request(payload, command_id, expected_version, dice, deck_orders)
+        request = await request_of(
+            context, principal, command, command_id, expected_version, dice, deck_orders
+        )
         submitted = await encounters.submit(principal, request, api="graphql")
     except FrayError as error:
         if status_of(error) >= 500:  # not a refusal of the command: Fray or its store failed
@@ -179,22 +186,3 @@ async def _mint(context: Context, encounter_id: str, input: MintTokenInput) -> T
         combatants=minted.combatants,
         expires_at=minted.expires_at.isoformat(),
     )
-
-
-def _request(
-    payload: dict[str, Any],
-    command_id: str | None,
-    expected_version: int | None,
-    dice: list[int] | None,
-    deck_orders: list[list[int]] | None,
-) -> CommandRequest:
-    try:
-        return CommandRequest(
-            command_id=command_id,
-            expected_version=expected_version,
-            command=payload,
-            dice=dice,
-            deck_orders=deck_orders,
-        )
-    except ValidationError as error:
-        raise invalid(error, "command request") from None
