@@ -116,6 +116,13 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "(checked before every append), so nothing was appended. The log names the command.",
     ),
     ErrorKind(
+        500,
+        ("internal/unreadable-event",),
+        "A fault in Fray: a stored event that today's model does not read and no upcaster "
+        "brings to it (`details` has its `type` and `schema`). The stream is intact; it folds "
+        "again once the upcaster is added.",
+    ),
+    ErrorKind(
         503,
         ("store/unavailable",),
         "Redis is not answering (down, unreachable, loading, read-only after a failover). "

@@ -7,9 +7,9 @@ events (DESIGN.md); the `gm_overrides` option decides whether players are told o
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from service.domain.clocks import (
     ClockExpired,
@@ -29,7 +29,7 @@ from service.domain.reactions import (
     ReactionWindowClosed,
     ReactionWindowOpened,
 )
-from service.domain.table import TurnMoment
+from service.domain.table import Pool, TurnMoment
 
 # --- commands ---------------------------------------------------------------------------
 
@@ -242,28 +242,33 @@ class EncounterCreated(Event):
     title: str | None = None
 
 
-class CombatantAdded(Event):
+StatsT = TypeVar("StatsT", bound=BaseModel)
+"""A ruleset's stat block model: the events that carry a stat block are parametrised by it."""
+
+
+class CombatantAdded(Event, Generic[StatsT]):
+    """Each ruleset reads it as `CombatantAdded[<its stats model>]` (see `stat_block_events`):
+    the stat block is validated once, when the event is parsed, and evolve only folds it."""
+
     type: Literal["combatant-added"] = "combatant-added"
     combatant_id: str
     name: str
     side: str
     controller: str | None = None
-    stats: Annotated[dict[str, Any], Shape("stats", of="combatant_id")] = Field(
+    stats: Annotated[StatsT, Shape("stats", of="combatant_id")]
+    pools: Annotated[dict[str, Pool], Hidden(of="combatant_id", shown_as={})] = Field(
         default_factory=dict
-    )
-    pools: Annotated[dict[str, dict[str, int | None]], Hidden(of="combatant_id", shown_as={})] = (
-        Field(default_factory=dict)
     )
     position: Cell | None = None
 
 
-class CombatantUpdated(Event):
+class CombatantUpdated(Event, Generic[StatsT]):
     type: Literal["combatant-updated"] = "combatant-updated"
     combatant_id: str
     name: str | None = None
     side: str | None = None
     controller: str | None = None
-    stats: Annotated[dict[str, Any] | None, Shape("stats", of="combatant_id")] = None
+    stats: Annotated[StatsT | None, Shape("stats", of="combatant_id")] = None
 
 
 class CombatantRemoved(Event):
@@ -389,8 +394,8 @@ class ReactionPolicySet(Event):
 
 CommonEvent = (
     EncounterCreated
-    | CombatantAdded
-    | CombatantUpdated
+    | CombatantAdded  # type: ignore[type-arg]  # parametrised per ruleset (stat_block_events)
+    | CombatantUpdated  # type: ignore[type-arg]
     | CombatantRemoved
     | MapSet
     | TokenPlaced
@@ -421,3 +426,11 @@ CommonEvent = (
 )
 COMMON_EVENTS: tuple[type[Event], ...] = CommonEvent.__args__
 GM_OVERRIDE_EVENTS = frozenset({"resource-adjusted", "condition-applied", "condition-removed"})
+
+
+def stat_block_events(stats_model: type[BaseModel]) -> tuple[type[Event], ...]:
+    """The shared events that carry a stat block, typed by a ruleset's stats model."""
+    return (
+        CombatantAdded[stats_model],  # type: ignore[valid-type]
+        CombatantUpdated[stats_model],  # type: ignore[valid-type]
+    )

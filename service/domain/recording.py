@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from pydantic import ValidationError
 
 from service.domain.errors import FrayError
 from service.domain.messages import Event
+from service.domain.upcasting import UnreadableEvent
 
 if TYPE_CHECKING:
     from service.domain.ruleset import RulesetBase
@@ -59,8 +59,8 @@ def _round_trip_problem(
     back = orjson.loads(body)
     try:
         again = ruleset.event_from(back["type"], back["schema"], back["data"])
-    except ValidationError as error:
-        return f"'{kind}' does not parse again: {error.errors()[0]['msg']}"
+    except UnreadableEvent as error:
+        return f"'{kind}' does not parse again: {error.message}"
     if again != event:
         return f"'{kind}' parses back as a different event"
     return None

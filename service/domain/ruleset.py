@@ -13,7 +13,13 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.domain import idle
-from service.domain.common import COMMON_COMMANDS, COMMON_EVENTS, EncounterCreated, Rewind
+from service.domain.common import (
+    COMMON_COMMANDS,
+    COMMON_EVENTS,
+    EncounterCreated,
+    Rewind,
+    stat_block_events,
+)
 from service.domain.context import Actor, DecideContext
 from service.domain.envelope import Envelope
 from service.domain.errors import InvalidCommand
@@ -28,7 +34,7 @@ from service.domain.redaction import redact_event, redact_state, summarize
 from service.domain.table import Pool, Table
 from service.domain.table_evolve import evolve_table
 from service.domain.table_rules import decide_common
-from service.domain.upcasting import Upcaster, upcast
+from service.domain.upcasting import UnreadableEvent, Upcaster, upcast
 from service.domain.views import ActionOption, EncounterSummary
 
 
@@ -48,7 +54,11 @@ _COMMON_EVENT_TYPES = frozenset(COMMON_EVENTS)
 
 def with_table(state: S, event: Event) -> S:
     """The state with the shared part of an event applied to its table."""
-    if type(event) in _COMMON_EVENT_TYPES:
+    kind = type(event)
+    # A stat block's event is a ruleset's parametrisation of a shared one (common.py).
+    if kind in _COMMON_EVENT_TYPES or kind.__pydantic_generic_metadata__["origin"] in (
+        _COMMON_EVENT_TYPES
+    ):
         return replace(state, {"table": evolve_table(state.table, event)})
     return state
 
@@ -87,7 +97,8 @@ class RulesetBase(Generic[S]):
 
     def __init__(self) -> None:
         self.command_models = {_type_of(m): m for m in (*COMMON_COMMANDS, *self.commands)}
-        self.event_models = {_type_of(m): m for m in (*COMMON_EVENTS, *self.events)}
+        typed = stat_block_events(self.stats_model)
+        self.event_models = {_type_of(m): m for m in (*COMMON_EVENTS, *typed, *self.events)}
         self.shapes: Shapes = (("stats", self.stats_model), ("trigger", self.trigger_model))
         self._plans: dict[type[BaseModel], Fields | None] = {}
 
@@ -142,11 +153,24 @@ class RulesetBase(Generic[S]):
         return kind, self.event_schemas.get(kind, 1), data
 
     def event_from(self, kind: str, schema: int, data: dict[str, Any]) -> Event:
-        """The event model of a stored event, upcast from an older schema if need be."""
+        """The event model of a stored event, upcast from an older schema if need be.
+
+        The one place a stored event is validated: what it returns, evolve folds without
+        checking again. A shape that no upcaster brings to today's model fails here."""
+        model = self.event_models.get(kind)
         current = self.event_schemas.get(kind, 1)
+        if model is None or schema > current:
+            raise UnreadableEvent(
+                f"this Fray's {self.name} {self.version} does not know the '{kind}' event "
+                f"at schema {schema}",
+                details={"type": kind, "schema": schema},
+            )
         if schema != current:
             data = upcast(self.upcasters, kind, schema, current, data)
-        return self.event_models[kind].model_validate(data)
+        try:
+            return model.model_validate(data)
+        except ValidationError as error:
+            raise UnreadableEvent.of(kind, schema, current, error) from None
 
     # --- the Decider -----------------------------------------------------------------
 

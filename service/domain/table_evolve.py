@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from service.domain import clocks, reactions
 from service.domain.common import (
     CombatantAdded,
@@ -35,19 +39,19 @@ def evolve_table(table: Table, event: Event) -> Table:
                 name=event.name,
                 side=event.side,
                 controller=event.controller,
-                stats=event.stats,
-                pools={k: Pool.model_validate(v) for k, v in event.pools.items()},
+                stats=_block(event.stats),
+                pools=event.pools,
                 position=event.position,
             )
             return _with(table, combatant)
         case CombatantUpdated():
-            changes = {
-                k: v
-                for k, v in event.model_dump(
-                    include={"name", "side", "controller", "stats"}
-                ).items()
-                if v is not None
+            changes: dict[str, object] = {
+                name: value
+                for name in ("name", "side", "controller")
+                if (value := getattr(event, name)) is not None
             }
+            if event.stats is not None:
+                changes["stats"] = _block(event.stats)
             return _update(table, event.combatant_id, **changes)
         case CombatantRemoved():
             rest = {k: v for k, v in table.combatants.items() if k != event.combatant_id}
@@ -132,6 +136,12 @@ def evolve_table(table: Table, event: Event) -> Table:
             still_open = {k: w for k, w in table.windows.items() if k != event.window_id}
             return replace(table, {"windows": still_open})
     return table
+
+
+def _block(stats: BaseModel) -> dict[str, Any]:
+    """The table keeps a stat block as its event's JSON: the shared view of every ruleset's
+    block. The event was validated when it was parsed; this only serialises it."""
+    return stats.model_dump(mode="json")
 
 
 def _with(table: Table, combatant: Combatant) -> Table:

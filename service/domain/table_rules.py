@@ -101,9 +101,9 @@ def decide_common(
             table.combatant(command.combatant_id)
             stats = None
             if command.stats is not None:
-                stats = validate_stats(stats_model, command.stats).model_dump(mode="json")
+                stats = validate_stats(stats_model, command.stats)
             return [
-                CombatantUpdated(
+                CombatantUpdated[stats_model](  # type: ignore[valid-type]
                     combatant_id=command.combatant_id,
                     name=command.name,
                     side=command.side,
@@ -233,15 +233,14 @@ def _add_combatant(
     stats = validate_stats(stats_model, command.stats)
     if command.position is not None:
         _check_free_cell(table, command.position, combatant_id)
-    pools = {name: pool.model_dump() for name, pool in pools_from_stats(stats).items()}
     return [
-        CombatantAdded(
+        CombatantAdded[stats_model](  # type: ignore[valid-type]
             combatant_id=combatant_id,
             name=command.name,
             side=command.side,
             controller=command.controller,
-            stats=stats.model_dump(mode="json"),
-            pools=pools,
+            stats=stats,
+            pools=pools_from_stats(stats),
             position=command.position,
         )
     ]

@@ -61,7 +61,7 @@ def evolve_own(state: CombatIIState, event: Event) -> CombatIIState:
         case EncounterEnded():
             return replace(state, {"stage": "ended", "intentions": {}})
         case CombatantAdded():
-            stats = CombatIIStats.model_validate(event.stats)
+            stats: CombatIIStats = event.stats
             new = Fighter(in_hand=stats.in_hand(), components=stats.components_in_hand)
             return replace(state, {"fighters": {**state.fighters, event.combatant_id: new}})
         case CombatantRemoved():
@@ -208,8 +208,9 @@ def _counts_ammunition(state: CombatIIState, cid: str, weapon: str) -> bool:
     combatant = state.table.combatants.get(cid)
     if combatant is None:
         return False
-    found = CombatIIStats.model_validate(combatant.stats).weapon(weapon)
-    return found is not None and found.ammunition is not None
+    # The table keeps the stat block as its event's JSON, read here and never validated again.
+    weapons: list[dict[str, object]] = combatant.stats.get("weapons", [])
+    return any(w["name"] == weapon and w.get("ammunition") is not None for w in weapons)
 
 
 def _plus_one(counts: dict[str, int], key: str) -> dict[str, int]:

@@ -66,6 +66,7 @@ from service.rules.d20_action_points.state import (
     GroundItem,
     Marching,
     Pending,
+    PendingKind,
     Turn,
     Weapon,
 )
@@ -317,8 +318,7 @@ def _declaration(event: ActionDeclared) -> Declaration:
     )
 
 
-def _arm(state: D20State, cid: str, stats: dict[str, object]) -> D20State:
-    block = D20Stats.model_validate(stats)
+def _arm(state: D20State, cid: str, block: D20Stats) -> D20State:
     arms = Arms(carried=block.weapons, wielding=block.wielding)
     return replace(state, {"arms": {**state.arms, cid: arms}})
 
@@ -439,12 +439,10 @@ def _foes(state: D20State, a: str, b: str) -> bool:
 
 
 def _queue(
-    state: D20State, kind: str, actor: str, target: str, readied: tuple[str, ...] = ()
+    state: D20State, kind: PendingKind, actor: str, target: str, readied: tuple[str, ...] = ()
 ) -> D20State:
     number = state.pending_seq + 1
-    item = Pending.model_validate(
-        {"id": number, "kind": kind, "actor": actor, "target": target, "readied": readied}
-    )
+    item = Pending(id=number, kind=kind, actor=actor, target=target, readied=readied)
     return replace(state, {"pending": (*state.pending, item), "pending_seq": number})
 
 

@@ -251,12 +251,15 @@ class GroundItem(Frozen):
     cell: Cell | None = None
 
 
+PendingKind = Literal["broken", "fled", "disarm-counter", "readied"]
+
+
 class Pending(Frozen):
     """What waits for a reaction window: a broken combatant's choice, parting shots at one
     who flees, a failed disarm's counter, a readied action's trigger."""
 
     id: int
-    kind: Literal["broken", "fled", "disarm-counter", "readied"]
+    kind: PendingKind
     actor: str
     target: str
     readied: tuple[str, ...] = ()

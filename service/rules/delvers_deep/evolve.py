@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from service.domain.common import (
     CombatantAdded,
     CombatantRemoved,
@@ -42,6 +44,7 @@ from service.rules.delvers_deep.state import (
     Effect,
     EffectKind,
     Pending,
+    PendingKind,
     Reflex,
     Turn,
 )
@@ -58,7 +61,7 @@ def evolve_own(state: DelversState, event: Event) -> DelversState:
         case EncounterEnded():
             return replace(state, {"phase": "ended", "current": (), "turns": {}, "pending": ()})
         case CombatantAdded():
-            if state.phase == "running" and event.stats.get("kind") == "pc":
+            if state.phase == "running" and event.stats.kind == "pc":
                 return replace(state, {"pc_order": (*state.pc_order, event.combatant_id)})
             return state
         case CombatantRemoved():
@@ -241,11 +244,11 @@ def _place(state: DelversState, cid: str, event: Moved) -> DelversState:
     return replace(state, {"table": table})
 
 
-def _queue(state: DelversState, kind: str, actor: str, target: str, **data: object) -> DelversState:
+def _queue(
+    state: DelversState, kind: PendingKind, actor: str, target: str, **data: Any
+) -> DelversState:
     number = state.pending_seq + 1
-    item = Pending.model_validate(
-        {"id": number, "kind": kind, "actor": actor, "target": target, **data}
-    )
+    item = Pending(id=number, kind=kind, actor=actor, target=target, **data)
     return replace(state, {"pending": (*state.pending, item), "pending_seq": number})
 
 

@@ -153,12 +153,15 @@ class Turn(Frozen):
     encouraged: tuple[str, ...] = ()
 
 
+PendingKind = Literal["hit", "opportunity", "interact"]
+
+
 class Pending(Frozen):
     """Something that waits its turn for a reaction window: a hit (dodge), a move into reach
     (opportunity attacks) or an interaction with a creature (participate)."""
 
     id: int
-    kind: Literal["hit", "opportunity", "interact"]
+    kind: PendingKind
     actor: str
     target: str
     weapon: str | None = None

@@ -8,7 +8,7 @@ paused actions waiting to resume, so the most recent interruption resolves first
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from service.domain.common import (
     CombatantAdded,
@@ -50,9 +50,9 @@ from service.rules.hex_tactical.events import (
 )
 from service.rules.hex_tactical.state import (
     HexState,
-    HexStats,
     Paused,
     Pending,
+    PendingKind,
     Turn,
     cell_key,
 )
@@ -71,11 +71,11 @@ def evolve_own(state: HexState, event: Event) -> HexState:
         case EncounterEnded():
             return replace(state, {"phase": "ended", "current": None, "pending": ()})
         case CombatantAdded():
-            weapons = HexStats.model_validate(event.stats).weapons
+            weapons = event.stats.weapons
             first = weapons[0].name if weapons else None
             return replace(state, {"wielding": {**state.wielding, event.combatant_id: first}})
         case CombatantUpdated() if event.stats is not None:
-            names = [w.name for w in HexStats.model_validate(event.stats).weapons]
+            names = [w.name for w in event.stats.weapons]
             held = state.wielding.get(event.combatant_id)
             if held in names:
                 return state
@@ -240,12 +240,10 @@ def _place(state: HexState, event: Moved) -> HexState:
     return state
 
 
-def _queue(state: HexState, kind: str, actor: str, target: str, **data: object) -> HexState:
+def _queue(state: HexState, kind: PendingKind, actor: str, target: str, **data: Any) -> HexState:
     """Queue an item in front of the paused actions, behind other interruptions."""
     number = state.pending_seq + 1
-    item = Pending.model_validate(
-        {"id": number, "kind": kind, "actor": actor, "target": target, **data}
-    )
+    item = Pending(id=number, kind=kind, actor=actor, target=target, **data)
     pending = list(state.pending)
     at = next((i for i, p in enumerate(pending) if p.kind == "continue"), len(pending))
     pending.insert(at, item)

@@ -212,12 +212,15 @@ class Reservation(Frozen):
     weapon: str | None = None
 
 
+PendingKind = Literal["defence", "opportunity", "reserved", "continue"]
+
+
 class Pending(Frozen):
     """Something that waits its turn: a hit (the target responds), an opportunity (the
     threateners may strike), a reserved move or overwatch set off, or a paused action."""
 
     id: int
-    kind: Literal["defence", "opportunity", "reserved", "continue"]
+    kind: PendingKind
     actor: str
     target: str
     attack: AttackInfo | None = None
