@@ -1,0 +1,466 @@
+"""The REST API's routes as a declarative table: each operation's path, parameters, body,
+replies and the error codes each reply carries. `service.api.openapi` renders it; a test
+checks it against the app's routes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from service.api.catalogue import codes_of
+from service.api.events import MAX_LIMIT
+from service.api.models import CreateEncounter, MintToken
+from service.api.replies import (
+    CommandAccepted,
+    CommandPreview,
+    Encounter,
+    EncounterCreated,
+    Error,
+    EventPage,
+    Health,
+    LegalActions,
+    Readiness,
+    Rulesets,
+    Seed,
+    TokenMinted,
+)
+from service.api.shapes import Event
+from service.domain.views import ActionOption, EncounterSummary
+from service.engine import CommandRequest
+
+REF = "#/components/schemas/{model}"
+JSON = "application/json"
+
+
+AUTH_CODES = codes_of(401)
+BODY_CODES = ("request/malformed-json", "request/invalid")
+# A number out of range or nesting too deep anywhere in a command or the options.
+VALUE_CODES = ("request/number-out-of-range", "request/too-deep", "request/bad-id")
+ENCOUNTER_ID = "/v1/encounters/{encounter_id}"
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    where: Literal["path", "query", "header"]
+    schema: dict[str, Any]
+    description: str
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    description: str
+    model: type[BaseModel] | None = None
+    media: str = JSON
+    schema: dict[str, Any] | None = None  # for a body that is not a model
+    codes: tuple[str, ...] = ()  # the error codes this status carries; () for any code
+    headers: dict[str, str] = field(default_factory=dict)
+    links: dict[str, Any] = field(default_factory=dict)
+    alternatives: tuple[tuple[str, dict[str, Any]], ...] = ()  # other media types
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    tag: str
+    replies: tuple[Reply, ...]
+    security: tuple[str, ...] = ("tenantKey", "encounterToken")  # () for public routes
+    params: tuple[Param, ...] = ()
+    body: type[BaseModel] | None = None
+    description: str = ""
+
+
+def _unauthorized() -> Reply:
+    return Reply(401, "No credential, a bad one or an expired one.", Error, codes=AUTH_CODES)
+
+
+def _forbidden(why: str) -> Reply:
+    return Reply(403, why, Error, codes=("auth/forbidden",))
+
+
+UNAVAILABLE = Reply(
+    503,
+    "Redis is not answering; try again after `Retry-After` seconds (a command retried with "
+    "the same `command_id` is never applied twice).",
+    Error,
+    codes=("store/unavailable",),
+    headers={"Retry-After": "Seconds to wait."},
+)
+
+
+def with_unavailable(op: Operation) -> tuple[Reply, ...]:
+    """Every route that reads or writes the store may answer 503 while Redis is away."""
+    return (*op.replies, UNAVAILABLE) if op.security else op.replies
+
+
+def _not_found() -> Reply:
+    return Reply(404, "No such encounter (or no such path).", Error, codes=("encounter/not-found",))
+
+
+def _too_large() -> Reply:
+    return Reply(
+        413, "The body is over the limit (`FRAY_MAX_BODY`).", Error, codes=("request/too-large",)
+    )
+
+
+# Before OpenAPI 3.2's itemSchema, a text/event-stream schema describes each event.
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "One event: `id` is its version (send it back as Last-Event-ID), `event` "
+    "its type, `data` its envelope as JSON.",
+    "required": ["id", "event", "data"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+        "event": {"type": "string"},
+        "data": {
+            "type": "string",
+            "contentMediaType": JSON,
+            "contentSchema": {"$ref": REF.format(model="Event")},
+        },
+    },
+}
+FORBIDDEN_ENCOUNTER = "A token for another encounter, or another tenant's API key."
+ENCOUNTER_PARAM = Param(
+    "encounter_id", "path", {"type": "string", "minLength": 1}, "The encounter.", required=True
+)
+
+
+def _encounter_links() -> dict[str, Any]:
+    """From a created encounter to every encounter route, with its id and GM token."""
+    targets = {
+        "GetEncounter": "getEncounter",
+        "SubmitCommand": "submitCommand",
+        "PreviewCommand": "previewCommand",
+        "ListEvents": "listEvents",
+        "LegalActions": "listLegalActions",
+        "MintToken": "mintToken",
+        "GetSeed": "getSeed",
+        "ExportEvents": "exportEvents",
+    }
+    return {
+        name: {
+            "operationId": operation_id,
+            "parameters": {
+                "path.encounter_id": "$response.body#/encounter_id",
+                "header.Authorization": "Bearer {$response.body#/gm_token}",
+            },
+            "description": "The new encounter, with its GM token.",
+        }
+        for name, operation_id in targets.items()
+    }
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "get",
+        "/v1/rulesets",
+        "listRulesets",
+        "The rulesets: their command types and the JSON Schemas of options and stat blocks.",
+        "encounters",
+        (Reply(200, "Every ruleset.", Rulesets),),
+        security=(),
+    ),
+    Operation(
+        "post",
+        "/v1/encounters",
+        "createEncounter",
+        "Create an encounter (tenant API key only); answers with a GM token.",
+        "encounters",
+        (
+            Reply(
+                201,
+                "Created.",
+                EncounterCreated,
+                headers={"Location": "The new encounter's URL."},
+                links=_encounter_links(),
+            ),
+            Reply(
+                400,
+                "A malformed body, an unknown ruleset, bad options or a bad id.",
+                Error,
+                codes=(
+                    *BODY_CODES,
+                    *VALUE_CODES,
+                    "encounter/unknown-ruleset",
+                    "encounter/bad-options",
+                ),
+            ),
+            _unauthorized(),
+            _forbidden("An encounter token: only a tenant API key creates encounters."),
+            Reply(409, "The encounter id is taken.", Error, codes=("encounter/exists",)),
+            _too_large(),
+        ),
+        security=("tenantKey",),
+        body=CreateEncounter,
+    ),
+    Operation(
+        "get",
+        ENCOUNTER_ID,
+        "getEncounter",
+        "The encounter: its summary and its full state, as the viewer may see them.",
+        "encounters",
+        (
+            Reply(200, "The encounter.", Encounter),
+            Reply(400, "A bad `as_of`.", Error, codes=("request/invalid",)),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+        ),
+        params=(
+            ENCOUNTER_PARAM,
+            Param(
+                "as_of",
+                "query",
+                {"type": "integer", "minimum": 1},
+                "The state as of this version (what everyone saw then).",
+            ),
+        ),
+    ),
+    Operation(
+        "post",
+        f"{ENCOUNTER_ID}/commands",
+        "submitCommand",
+        "Submit a command; the rules accept it (its events) or refuse it (nothing appended).",
+        "commands",
+        (
+            Reply(201, "Accepted: the events it appended.", CommandAccepted),
+            Reply(200, "A retry of a command already applied: its events again.", CommandAccepted),
+            Reply(
+                400,
+                "A malformed body, an unknown command type or a malformed command.",
+                Error,
+                codes=(*BODY_CODES, *VALUE_CODES, "command/unknown-type", "command/invalid"),
+            ),
+            _unauthorized(),
+            _forbidden("Another encounter's credential, or a role that may not send this."),
+            _not_found(),
+            Reply(
+                409,
+                "A stale `expected_version` (details: expected, actual), a reused command id, "
+                "or an encounter that kept changing.",
+                Error,
+                codes=("encounter/version-conflict", "command/id-reused", "encounter/busy"),
+            ),
+            _too_large(),
+            Reply(422, "The rules forbid the command; `rule` cites the section.", Error),
+            Reply(
+                429,
+                "Too many commands from this credential; wait `Retry-After` seconds.",
+                Error,
+                codes=("rate/limited",),
+                headers={"Retry-After": "Seconds to wait."},
+            ),
+        ),
+        params=(ENCOUNTER_PARAM,),
+        body=CommandRequest,
+    ),
+    Operation(
+        "post",
+        f"{ENCOUNTER_ID}/commands/preview",
+        "previewCommand",
+        "Preview a command: what it would append now, or the refusal it would get. "
+        "Nothing is appended.",
+        "commands",
+        (
+            Reply(
+                200,
+                "Accepted (its events, as the sender may see them) or refused (`error`: the code "
+                "and words a submit would get, `error.status` the status it would answer).",
+                CommandPreview,
+            ),
+            Reply(400, "A malformed body.", Error, codes=BODY_CODES),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+            _too_large(),
+            Reply(
+                429,
+                "Too many commands from this credential (previews count as commands); wait "
+                "`Retry-After` seconds.",
+                Error,
+                codes=("rate/limited",),
+                headers={"Retry-After": "Seconds to wait."},
+            ),
+        ),
+        params=(ENCOUNTER_PARAM,),
+        body=CommandRequest,
+        description="Decided like `submitCommand` against the encounter as it is now, with "
+        "the same authorization and rate limit, but nothing is appended, no lock is held and "
+        "the command id is not recorded. Dice are drawn from a throwaway seed, never the "
+        "encounter's: a preview never tells the dice the real command will roll.",
+    ),
+    Operation(
+        "get",
+        f"{ENCOUNTER_ID}/events",
+        "listEvents",
+        "The events, a page at a time by version; or, with `follow=true` or "
+        "`Accept: text/event-stream`, live as SSE (resume with `Last-Event-ID`).",
+        "events",
+        (
+            Reply(
+                200,
+                "A page of events (JSON), or an SSE stream whose ids are versions.",
+                EventPage,
+                alternatives=(("text/event-stream", SSE_EVENT),),
+            ),
+            Reply(
+                400, "A bad `after`, `limit` or `Last-Event-ID`.", Error, codes=("request/invalid",)
+            ),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+        ),
+        params=(
+            ENCOUNTER_PARAM,
+            Param(
+                "after", "query", {"type": "integer", "minimum": 0}, "Events after this version."
+            ),
+            Param(
+                "limit",
+                "query",
+                {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+                "At most this many events (default 100).",
+            ),
+            Param("follow", "query", {"type": "boolean"}, "Stream live as SSE."),
+            Param(
+                "Last-Event-ID",
+                "header",
+                {"type": "string", "pattern": "^[0-9]+$"},
+                "Resume an SSE stream after this version.",
+            ),
+        ),
+    ),
+    Operation(
+        "get",
+        f"{ENCOUNTER_ID}/legal-actions",
+        "listLegalActions",
+        "What the viewer may do now, one option per button a front end would draw.",
+        "encounters",
+        (
+            Reply(200, "The viewer's options.", LegalActions),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+        ),
+        params=(ENCOUNTER_PARAM,),
+    ),
+    Operation(
+        "post",
+        f"{ENCOUNTER_ID}/tokens",
+        "mintToken",
+        "Mint a token for a role (GM token or tenant API key only).",
+        "tokens",
+        (
+            Reply(201, "The token.", TokenMinted),
+            Reply(400, "A malformed body, or bad combatants.", Error, codes=BODY_CODES),
+            _unauthorized(),
+            _forbidden("Not the GM: another role, or another encounter's credential."),
+            _not_found(),
+            _too_large(),
+        ),
+        params=(ENCOUNTER_PARAM,),
+        body=MintToken,
+    ),
+    Operation(
+        "get",
+        f"{ENCOUNTER_ID}/seed",
+        "getSeed",
+        "The encounter's seed: for auditors and the GM, and for everyone once it has ended.",
+        "encounters",
+        (
+            Reply(200, "The seed and its commitment.", Seed),
+            _unauthorized(),
+            _forbidden("Not yet: the encounter has not ended. Or another encounter's credential."),
+            _not_found(),
+        ),
+        params=(ENCOUNTER_PARAM,),
+    ),
+    Operation(
+        "get",
+        f"{ENCOUNTER_ID}/export",
+        "exportEvents",
+        "Every event as JSON lines (one envelope a line), as the viewer may see them.",
+        "events",
+        (
+            Reply(
+                200,
+                "The stream, one event envelope per line.",
+                media="application/x-ndjson",
+                schema={"type": "string"},
+            ),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+        ),
+        params=(ENCOUNTER_PARAM,),
+    ),
+    Operation(
+        "get",
+        "/healthz",
+        "healthz",
+        "Liveness: the process answers.",
+        "operations",
+        (Reply(200, "Alive.", Health),),
+        security=(),
+    ),
+    Operation(
+        "get",
+        "/readyz",
+        "readyz",
+        "Readiness: Redis answers.",
+        "operations",
+        (Reply(200, "Ready.", Readiness), Reply(503, "Redis does not answer.", Readiness)),
+        security=(),
+    ),
+    Operation(
+        "get",
+        "/metrics",
+        "metrics",
+        "Prometheus metrics (text exposition format).",
+        "operations",
+        (
+            Reply(
+                200,
+                "The metrics.",
+                media="text/plain",
+                schema={"type": "string"},
+            ),
+        ),
+        security=(),
+    ),
+    Operation(
+        "get",
+        "/openapi.json",
+        "openapi",
+        "This document.",
+        "operations",
+        (Reply(200, "The OpenAPI document.", schema={"type": "object"}),),
+        security=(),
+    ),
+)
+
+REQUEST_MODELS: tuple[type[BaseModel], ...] = (CreateEncounter, MintToken, CommandRequest)
+RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
+    Error,
+    Rulesets,
+    EncounterCreated,
+    Encounter,
+    EncounterSummary,
+    LegalActions,
+    ActionOption,
+    TokenMinted,
+    Seed,
+    Event,
+    EventPage,
+    CommandAccepted,
+    CommandPreview,
+    Health,
+    Readiness,
+)

@@ -1,0 +1,121 @@
+"""What the REST handlers answer, as pydantic models: the OpenAPI document's response
+schemas (the request bodies are `service.api.models` and `service.engine.CommandRequest`;
+the views `service.domain.views`; the event envelope `service.api.shapes`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, RootModel
+
+from service.api.shapes import Event
+from service.domain.views import ActionOption, EncounterSummary
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable and machine-readable: branch on it.")
+    message: str = Field(description="For people.")
+    rule: str | None = Field(default=None, description="The rules section a violation cites.")
+    details: Any = Field(default=None, description="More, by code (e.g. expected and actual).")
+
+
+class Error(BaseModel):
+    """Every error: `{"error": {"code", "message", "rule"?, "details"?}}`."""
+
+    error: ErrorDetail
+
+
+class RulesetInfo(BaseModel):
+    name: str
+    version: str
+    title: str
+    commands: list[str] = Field(description="The command types this ruleset accepts.")
+    options_schema: dict[str, Any] = Field(description="JSON Schema of the encounter options.")
+    stats_schema: dict[str, Any] = Field(description="JSON Schema of a combatant's stats.")
+
+
+class Rulesets(BaseModel):
+    rulesets: list[RulesetInfo]
+
+
+class EncounterCreated(BaseModel):
+    encounter_id: str
+    ruleset: str
+    version: int
+    gm_token: str = Field(description="A GM token for this encounter (24 hours).")
+    gm_token_expires_at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class Encounter(BaseModel):
+    encounter_id: str
+    ruleset: str
+    version: int
+    summary: EncounterSummary
+    state: dict[str, Any] = Field(description="The ruleset's full state, as the viewer may see.")
+
+
+class LegalActions(BaseModel):
+    version: int
+    actions: list[ActionOption]
+
+
+class TokenMinted(BaseModel):
+    token: str
+    role: Literal["gm", "player", "observer", "auditor"]
+    subject: str
+    combatants: list[str]
+    expires_at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class Seed(BaseModel):
+    seed: str = Field(pattern="^[0-9a-f]{64}$", description="32 bytes of hex.")
+    commitment: str = Field(description="SHA-256 of the seed, as the stream committed to it.")
+
+
+class EventPage(BaseModel):
+    events: list[Event]
+    next_after: int = Field(description="Send as `after` for the next page.")
+    has_more: bool
+
+
+class CommandAccepted(BaseModel):
+    command_id: str
+    version: int = Field(description="The encounter's version after the command.")
+    duplicate: bool = Field(description="True when this command id was already applied.")
+    events: list[Event] = Field(description="The events it appended, as the sender may see.")
+
+
+class Refusal(ErrorDetail):
+    status: int = Field(description="The HTTP status a submit would answer with.")
+
+
+class PreviewAccepted(BaseModel):
+    accepted: Literal[True]
+    version: int = Field(
+        description="The version it was decided against: send it as `expected_version` to "
+        "have the command decided against this very state."
+    )
+    rolled: bool = Field(
+        description="True when dice were drawn: from a throwaway seed, never the encounter's, "
+        "so the real command rolls anew. False: exactly what a submit now appends."
+    )
+    duplicate: bool = Field(description="The command id was already used for this command.")
+    events: list[Event] = Field(description="What it would append, as the sender may see.")
+
+
+class PreviewRefused(BaseModel):
+    accepted: Literal[False]
+    error: Refusal = Field(description="The error a submit now would get, and its status.")
+
+
+class CommandPreview(RootModel[PreviewAccepted | PreviewRefused]):
+    """What a command would append now (nothing was appended), or why it would be refused."""
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class Readiness(BaseModel):
+    status: Literal["ready", "unavailable"]
+    redis: str | None = Field(default=None, description="Why Redis is unreachable.")
