@@ -53,7 +53,8 @@ from service.domain.common import (
 )
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
-from service.domain.grid import Cell, GridMap, find_path, on_map, terrain_at
+from service.domain.grid import Cell, GridMap, on_map, terrain_at
+from service.domain.grid_paths import find_path
 from service.domain.ids import check_id
 from service.domain.messages import Command, Event
 from service.domain.table import Pool, Table, TurnMoment

@@ -16,18 +16,17 @@ from service.domain.grid import (
     Cell,
     DiagonalRule,
     GridMap,
-    Path,
     Terrain,
     TerrainKind,
     cells_within,
     distance,
-    find_path,
-    line,
     neighbours,
     on_map,
     step_cost,
     terrain_at,
 )
+from service.domain.grid_lines import line
+from service.domain.grid_paths import Path, find_path
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
 

@@ -3,7 +3,8 @@ thief's backstab among them), the defender's answer, and the overrun or the coll
 
 from __future__ import annotations
 
-from service.domain.grid import Cell, GridMap, line, on_map
+from service.domain.grid import Cell, GridMap, on_map
+from service.domain.grid_lines import line
 from service.domain.messages import Event
 from service.rules.combat_ii.abilities import check, skill_roll
 from service.rules.combat_ii.allowance import default_weapons, may_respond

@@ -7,7 +7,8 @@ movement"): a map's cell is one square."""
 
 from __future__ import annotations
 
-from service.domain.grid import Cell, find_path
+from service.domain.grid import Cell
+from service.domain.grid_paths import find_path
 from service.rules.combat_ii.abilities import check, surprise_roll
 from service.rules.combat_ii.allowance import attacks_left
 from service.rules.combat_ii.attacks import Exchange, Run, Strike, exchange

@@ -9,7 +9,8 @@ from typing import Any
 
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
-from service.domain.grid import Cell, distance, find_path, on_map, terrain_at
+from service.domain.grid import Cell, distance, on_map, terrain_at
+from service.domain.grid_paths import find_path
 from service.domain.messages import Event
 from service.domain.table import Combatant
 from service.domain.table_rules import adjust_pool

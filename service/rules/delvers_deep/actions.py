@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
-from service.domain.grid import Cell, distance, find_path, on_map
+from service.domain.grid import Cell, distance, on_map
+from service.domain.grid_paths import find_path
 from service.domain.messages import Event
 from service.rules.delvers_deep.commands import Move, Recover
 from service.rules.delvers_deep.events import (

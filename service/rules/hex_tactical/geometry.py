@@ -13,12 +13,12 @@ from service.domain.grid import (
     GridMap,
     cells_within,
     distance,
-    line,
     neighbours,
     on_map,
     step_cost,
     terrain_at,
 )
+from service.domain.grid_lines import line
 from service.rules.hex_tactical.state import (
     CoverKind,
     HexState,

@@ -1,0 +1,145 @@
+"""Paths across a map: the cheapest way from one cell to another (A*), through terrain and
+around other combatants, as the map's movement costs price it."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator, Mapping
+
+from pydantic import BaseModel, Field
+
+from service.domain.grid import (
+    FROZEN,
+    NORMAL_TERRAIN,
+    XY,
+    Cell,
+    GridMap,
+    entry_cost,
+    is_diagonal,
+    offset_distance,
+    offsets_of,
+    require_on_map,
+)
+
+
+class Path(BaseModel):
+    """Cells from start to goal inclusive, and the movement they cost."""
+
+    model_config = FROZEN
+
+    cells: tuple[Cell, ...] = Field(min_length=1)
+    cost: int = Field(ge=0)
+
+
+def find_path(
+    grid: GridMap,
+    start: Cell,
+    goal: Cell,
+    occupancy: Mapping[Cell, str],
+    mover_side: str,
+    max_cost: int | None = None,
+    *,
+    diagonals_so_far: int = 0,
+) -> Path | None:
+    """The cheapest path from start to goal costing at most max_cost, or None (A*).
+
+    `occupancy` maps occupied cells to the side holding them. Other sides' cells block;
+    `mover_side`'s cells may be passed through, but the path may not end on any occupied
+    cell. The start cell's occupant is taken to be the mover. Step costs follow `step_cost`;
+    pass `diagonals_so_far` to continue an "alternate"-diagonals move. Ties between equally
+    cheap paths are broken deterministically, so the same inputs give the same path.
+    """
+    require_on_map(grid, start, goal)
+    if diagonals_so_far < 0:
+        raise ValueError(f"diagonals_so_far must be >= 0, got {diagonals_so_far}")
+    if start == goal:
+        return Path(cells=(start,), cost=0)
+    if goal in occupancy:
+        return None
+    board = _Board(grid, occupancy, mover_side, goal)
+    found = _search(board, (start.x, start.y, board.parity(diagonals_so_far)), max_cost)
+    if found is None:
+        return None
+    states, cost = found
+    return Path(cells=tuple(Cell(x=x, y=y) for x, y, _ in states), cost=cost)
+
+
+# A search state is (x, y, parity of diagonal steps so far). Parity sets the next diagonal's
+# cost under "alternate" diagonals and is always 0 otherwise. Plain tuples rather than Cells
+# because the search builds and hashes many of them.
+_State = tuple[int, int, int]
+
+
+class _Board:
+    """The map as the search sees it: step costs, blocked cells and a bound on the cost left."""
+
+    def __init__(
+        self, grid: GridMap, occupancy: Mapping[Cell, str], mover_side: str, goal: Cell
+    ) -> None:
+        self.grid = grid
+        self.goal = (goal.x, goal.y)
+        self.offsets = offsets_of(grid)
+        self.terrain = grid._terrain_by_xy
+        self.blocked = {(cell.x, cell.y) for cell, side in occupancy.items() if side != mover_side}
+        self.counts_diagonals = grid.kind == "square" and grid.diagonals == "alternate"
+
+    def parity(self, diagonals: int) -> int:
+        return diagonals % 2 if self.counts_diagonals else 0
+
+    def is_goal(self, state: _State) -> bool:
+        return state[:2] == self.goal
+
+    def moves(self, state: _State) -> Iterator[tuple[_State, int]]:
+        x, y, parity = state
+        for dx, dy in self.offsets:
+            to = (x + dx, y + dy)
+            if not self._in_bounds(to) or to in self.blocked:
+                continue
+            diagonal = is_diagonal(self.grid, dx, dy)
+            terrain = self.terrain.get(to, NORMAL_TERRAIN)
+            cost = entry_cost(self.grid, terrain, diagonal=diagonal, diagonals_so_far=parity)
+            if cost is not None:
+                yield (*to, self.parity(parity + 1 if diagonal else parity)), cost
+
+    def estimate(self, state: _State) -> int:
+        # The cost over open normal terrain: never above the real cost, and it falls by no more
+        # than a step costs at each step, so the first time A* pops the goal its cost is optimal.
+        x, y, parity = state
+        dx, dy = self.goal[0] - x, self.goal[1] - y
+        return offset_distance(self.grid, dx, dy, diagonals_so_far=parity)
+
+    def _in_bounds(self, xy: XY) -> bool:
+        return 0 <= xy[0] < self.grid.width and 0 <= xy[1] < self.grid.height
+
+
+def _search(board: _Board, start: _State, max_cost: int | None) -> tuple[list[_State], int] | None:
+    best_cost = {start: 0}
+    came_from: dict[_State, _State] = {}
+    # Entries are (estimated total, estimate left, state): ties go to the entry nearer the
+    # goal, then to the smaller state tuple, which makes the search fully deterministic.
+    frontier = [(board.estimate(start), board.estimate(start), start)]
+    while frontier:
+        total, left, state = heapq.heappop(frontier)
+        cost = total - left
+        if cost > best_cost[state]:
+            continue  # superseded by a cheaper entry for the same state
+        if board.is_goal(state):
+            return _trace(came_from, state), cost
+        for after, step in board.moves(state):
+            new_cost = cost + step
+            known = best_cost.get(after)
+            too_dear = max_cost is not None and new_cost > max_cost
+            if too_dear or (known is not None and new_cost >= known):
+                continue
+            best_cost[after] = new_cost
+            came_from[after] = state
+            estimate = board.estimate(after)
+            heapq.heappush(frontier, (new_cost + estimate, estimate, after))
+    return None
+
+
+def _trace(came_from: Mapping[_State, _State], end: _State) -> list[_State]:
+    states = [end]
+    while states[-1] in came_from:
+        states.append(came_from[states[-1]])
+    return states[::-1]
