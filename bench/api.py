@@ -48,6 +48,7 @@ import redis
 
 from bench.core import Outcome
 from bench.report import Row, median, progress, rate, verdict
+from service.domain.ids import stream_id
 from service.embedded_redis import RedisServer, free_port
 from service.store.keys import events_key
 
@@ -58,6 +59,7 @@ P99_CLIENTS = 16
 FANOUT_TARGET = 0.100  # seconds, p99 from the command's response to each receipt
 ROOT = Path(__file__).resolve().parent.parent
 NOTE = "bench note: the ogre roars and the torches gutter"
+TENANT = "bench"  # the API key's tenant: its encounters live under stream_id(TENANT, id)
 
 FRAY_SUBMIT = (
     "mutation Submit($encounterId: String!, $command: CommandInput!) {"
@@ -120,7 +122,7 @@ def _environment(redis_url: str, key: str) -> dict[str, str]:
         FRAY_REDIS_URL=redis_url,
         FRAY_QUEUE_REDIS_URL=redis_url,
         BENCH_REDIS_URL=redis_url,
-        FRAY_API_KEYS=f"bench:{key}",
+        FRAY_API_KEYS=f"{TENANT}:{key}",
         FRAY_TOKEN_SECRET=secrets.token_hex(32),
         FRAY_RATE_LIMIT="1000000000",  # counted in Redis as usual, never reached
         PYTHONPATH=str(ROOT),
@@ -510,6 +512,9 @@ def _profiled(
         measured = run_wrk(server, target.script, clients, max(settings.seconds, 3.0), _NULL)
     finally:
         server.stop()
+    keep = os.environ.get("BENCH_PROFILE_DIR")
+    if keep:  # for pstats beyond the table's hot spots
+        shutil.copy(out, os.path.join(keep, f"{kind.lower()}.prof"))
     title = (
         f"fray serve under cProfile, {kind} commands, {clients} clients over {clients} "
         f"encounters ({measured.rate:,.0f} commands/s with the profiler on)"
@@ -588,26 +593,26 @@ def _suite(
                 "rest spread",
                 fray,
                 [Conn(cmd.format(e), t, _rest_body()) for e, t in ours],
-                [events_key(e) for e, _ in ours],
+                [streams_key(e) for e, _ in ours],
             ),
             Config(
                 "rest one",
                 fray,
                 [Conn(cmd.format(one), one_token, _rest_body())],
-                [events_key(one)],
+                [streams_key(one)],
             ),
             Config("b", base_b, [Conn("/graphql", t, _base_gql_body(e)) for e, t in ours]),
             Config(
                 "graphql spread",
                 fray,
                 [Conn("/graphql", t, _fray_gql_body(e)) for e, t in ours],
-                [events_key(e) for e, _ in ours],
+                [streams_key(e) for e, _ in ours],
             ),
             Config(
                 "graphql one",
                 fray,
                 [Conn("/graphql", one_token, _fray_gql_body(one))],
-                [events_key(one)],
+                [streams_key(one)],
             ),
         ]
         if clients == P99_CLIENTS:
@@ -652,6 +657,11 @@ def _suite(
 
 def _redis_url(env: dict[str, str]) -> str:
     return env["FRAY_REDIS_URL"]
+
+
+def streams_key(encounter_id: str) -> str:
+    """The events key of the bench tenant's encounter (ids are per tenant in the store)."""
+    return events_key(stream_id(TENANT, encounter_id))
 
 
 def _appended(rds: redis.Redis, streams: Sequence[str]) -> int:
