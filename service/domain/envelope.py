@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from service.domain.canonical import canonical_bytes, envelope_hash
+from service.domain.canonical import canonical_bytes, envelope_hash, sha256_hex
 
 ENVELOPE_FIELDS = (
     "version",
@@ -37,11 +37,16 @@ class Envelope:
     rolls: list[dict[str, Any]]
     prev_hash: str
     hash: str
+    # The body `seal` wrote while hashing (an envelope read from a body recomputes it).
+    sealed_body: bytes | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in ENVELOPE_FIELDS}
 
     def body(self) -> bytes:
+        """The canonical JSON of the envelope: what the store keeps."""
+        if self.sealed_body is not None:
+            return self.sealed_body
         return canonical_bytes(self.to_dict())
 
     def computed_hash(self) -> str:
@@ -69,17 +74,30 @@ def seal(
     rolls: list[dict[str, Any]],
     prev_hash: str,
 ) -> Envelope:
-    """Build an envelope and its hash: SHA-256 of its canonical JSON without `hash`."""
-    unsealed: dict[str, Any] = {
-        "version": version,
-        "type": type,
-        "schema": schema,
-        "data": data,
-        "at": at,
-        "command_id": command_id,
-        "actor": actor,
-        "command": command,
-        "rolls": rolls,
-        "prev_hash": prev_hash,
-    }
-    return Envelope(**unsealed, hash=envelope_hash(unsealed))
+    """Build an envelope and its hash: SHA-256 of its canonical JSON without `hash`.
+
+    Canonical JSON sorts keys, and `hash` sorts between `data` and `prev_hash`: the
+    canonical JSON of the keys before it and of those after it, joined, is the hashed text,
+    and joined around `"hash":"…"` the body, so the envelope is serialized once, not twice.
+    """
+    head = canonical_bytes(
+        {"actor": actor, "at": at, "command": command, "command_id": command_id, "data": data}
+    )
+    tail = canonical_bytes(
+        {"prev_hash": prev_hash, "rolls": rolls, "schema": schema, "type": type, "version": version}
+    )
+    digest = sha256_hex(head[:-1] + b"," + tail[1:])
+    return Envelope(
+        version=version,
+        type=type,
+        schema=schema,
+        data=data,
+        at=at,
+        command_id=command_id,
+        actor=actor,
+        command=command,
+        rolls=rolls,
+        prev_hash=prev_hash,
+        hash=digest,
+        sealed_body=b"".join((head[:-1], b',"hash":"', digest.encode(), b'",', tail[1:])),
+    )

@@ -10,6 +10,12 @@ def iso(moment: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
+def to_millis(moment: datetime) -> datetime:
+    """`moment` in UTC, cut to the millisecond: what `parse_iso(iso(moment))` reads back."""
+    utc = moment.astimezone(UTC)
+    return utc.replace(microsecond=utc.microsecond // 1000 * 1000)
+
+
 def parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
 
