@@ -28,3 +28,16 @@ def test_to_millis_is_what_the_iso_text_reads_back_as(moment):
     assert cut == parse_iso(iso(moment))
     assert cut.tzinfo is UTC and cut.microsecond % 1000 == 0
     assert iso(cut) == iso(moment)
+
+
+@pytest.mark.parametrize(
+    ("moment", "text"),
+    [
+        (datetime(2026, 11, 21, 19, 24, 17, 123999, tzinfo=UTC), "2026-11-21T19:24:17.123Z"),
+        (datetime(2026, 11, 21, 19, 24, 17, tzinfo=PST), "2026-11-22T03:24:17.000Z"),
+        (datetime(999, 1, 2, 3, 4, 5, 6000, tzinfo=UTC), "0999-01-02T03:04:05.006Z"),
+    ],
+)
+def test_iso_writes_utc_with_milliseconds(moment, text):
+    assert iso(moment) == text
+    assert parse_iso(text) == to_millis(moment)
