@@ -3,8 +3,9 @@ fan-out.
 
 Targets (the API issue, item 11):
   REST commands/s >= 40% of (a), a minimal Starlette endpoint that parses the body and
-  does one XADD; GraphQL commands/s >= 60% of (b), a minimal strawberry mutation (parser
-  and validation caches on) that does one XADD; p99 <= 25 ms at 16 clients; fan-out to 200
+  does one XADD (>= 50% at 16 clients: "One shape for the code", item 8); GraphQL
+  commands/s >= 60% of (b), a minimal strawberry mutation (parser and validation caches
+  on) that does one XADD; p99 <= 25 ms at 16 clients; fan-out to 200
   subscribers on one encounter with p99 <= 100 ms from the command's response to each
   subscriber's receipt.
 
@@ -53,6 +54,7 @@ from service.embedded_redis import RedisServer, free_port
 from service.store.keys import events_key
 
 REST_TARGET = 0.40  # Fray REST commands/s / baseline (a)
+REST_TARGET_AT_16 = 0.50  # the same at 16 clients ("One shape for the code", item 8)
 GRAPHQL_TARGET = 0.60  # Fray GraphQL commands/s / baseline (b)
 P99_TARGET = 0.025  # seconds, at 16 clients
 P99_CLIENTS = 16
@@ -746,14 +748,15 @@ def _rows(
                 )
             spread = _median(results[(clients, f"{api} spread")])
             share = ratio(clients, f"{api} spread", baseline)
+            needed = REST_TARGET_AT_16 if api == "rest" and clients == P99_CLIENTS else target
             rows.append(
                 Row(
                     f"Fray {title} add-note, {_clients(clients)} over {clients} encounter"
                     + ("s" if clients != 1 else ""),
                     f"{rate(spread.rate, 'commands/s')} = {share:.0%} of ({baseline}); "
                     + _latency(spread),
-                    f"≥ {target:.0%} of ({baseline})",
-                    verdict(share >= target),
+                    f"≥ {needed:.0%} of ({baseline})",
+                    verdict(share >= needed),
                     _cpu(spread),
                 )
             )
