@@ -3,8 +3,9 @@ fan-out.
 
 Targets (the API issue, item 11):
   REST commands/s >= 40% of (a), a minimal Starlette endpoint that parses the body and
-  does one XADD; GraphQL commands/s >= 60% of (b), a minimal strawberry mutation (parser
-  and validation caches on) that does one XADD; p99 <= 25 ms at 16 clients; fan-out to 200
+  does one XADD (>= 50% at 16 clients: "One shape for the code", item 8); GraphQL
+  commands/s >= 60% of (b), a minimal strawberry mutation (parser and validation caches
+  on) that does one XADD; p99 <= 25 ms at 16 clients; fan-out to 200
   subscribers on one encounter with p99 <= 100 ms from the command's response to each
   subscriber's receipt.
 
@@ -48,16 +49,19 @@ import redis
 
 from bench.core import Outcome
 from bench.report import Row, median, progress, rate, verdict
+from service.domain.ids import stream_id
 from service.embedded_redis import RedisServer, free_port
 from service.store.keys import events_key
 
 REST_TARGET = 0.40  # Fray REST commands/s / baseline (a)
+REST_TARGET_AT_16 = 0.50  # the same at 16 clients ("One shape for the code", item 8)
 GRAPHQL_TARGET = 0.60  # Fray GraphQL commands/s / baseline (b)
 P99_TARGET = 0.025  # seconds, at 16 clients
 P99_CLIENTS = 16
 FANOUT_TARGET = 0.100  # seconds, p99 from the command's response to each receipt
 ROOT = Path(__file__).resolve().parent.parent
 NOTE = "bench note: the ogre roars and the torches gutter"
+TENANT = "bench"  # the API key's tenant: its encounters live under stream_id(TENANT, id)
 
 FRAY_SUBMIT = (
     "mutation Submit($encounterId: String!, $command: CommandInput!) {"
@@ -120,7 +124,7 @@ def _environment(redis_url: str, key: str) -> dict[str, str]:
         FRAY_REDIS_URL=redis_url,
         FRAY_QUEUE_REDIS_URL=redis_url,
         BENCH_REDIS_URL=redis_url,
-        FRAY_API_KEYS=f"bench:{key}",
+        FRAY_API_KEYS=f"{TENANT}:{key}",
         FRAY_TOKEN_SECRET=secrets.token_hex(32),
         FRAY_RATE_LIMIT="1000000000",  # counted in Redis as usual, never reached
         PYTHONPATH=str(ROOT),
@@ -510,6 +514,9 @@ def _profiled(
         measured = run_wrk(server, target.script, clients, max(settings.seconds, 3.0), _NULL)
     finally:
         server.stop()
+    keep = os.environ.get("BENCH_PROFILE_DIR")
+    if keep:  # for pstats beyond the table's hot spots
+        shutil.copy(out, os.path.join(keep, f"{kind.lower()}.prof"))
     title = (
         f"fray serve under cProfile, {kind} commands, {clients} clients over {clients} "
         f"encounters ({measured.rate:,.0f} commands/s with the profiler on)"
@@ -588,26 +595,26 @@ def _suite(
                 "rest spread",
                 fray,
                 [Conn(cmd.format(e), t, _rest_body()) for e, t in ours],
-                [events_key(e) for e, _ in ours],
+                [streams_key(e) for e, _ in ours],
             ),
             Config(
                 "rest one",
                 fray,
                 [Conn(cmd.format(one), one_token, _rest_body())],
-                [events_key(one)],
+                [streams_key(one)],
             ),
             Config("b", base_b, [Conn("/graphql", t, _base_gql_body(e)) for e, t in ours]),
             Config(
                 "graphql spread",
                 fray,
                 [Conn("/graphql", t, _fray_gql_body(e)) for e, t in ours],
-                [events_key(e) for e, _ in ours],
+                [streams_key(e) for e, _ in ours],
             ),
             Config(
                 "graphql one",
                 fray,
                 [Conn("/graphql", one_token, _fray_gql_body(one))],
-                [events_key(one)],
+                [streams_key(one)],
             ),
         ]
         if clients == P99_CLIENTS:
@@ -652,6 +659,11 @@ def _suite(
 
 def _redis_url(env: dict[str, str]) -> str:
     return env["FRAY_REDIS_URL"]
+
+
+def streams_key(encounter_id: str) -> str:
+    """The events key of the bench tenant's encounter (ids are per tenant in the store)."""
+    return events_key(stream_id(TENANT, encounter_id))
 
 
 def _appended(rds: redis.Redis, streams: Sequence[str]) -> int:
@@ -736,14 +748,15 @@ def _rows(
                 )
             spread = _median(results[(clients, f"{api} spread")])
             share = ratio(clients, f"{api} spread", baseline)
+            needed = REST_TARGET_AT_16 if api == "rest" and clients == P99_CLIENTS else target
             rows.append(
                 Row(
                     f"Fray {title} add-note, {_clients(clients)} over {clients} encounter"
                     + ("s" if clients != 1 else ""),
                     f"{rate(spread.rate, 'commands/s')} = {share:.0%} of ({baseline}); "
                     + _latency(spread),
-                    f"≥ {target:.0%} of ({baseline})",
-                    verdict(share >= target),
+                    f"≥ {needed:.0%} of ({baseline})",
+                    verdict(share >= needed),
                     _cpu(spread),
                 )
             )

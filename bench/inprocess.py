@@ -1,9 +1,10 @@
-"""In-process A/B of one GraphQL (or REST) command: Fray's app against baseline (b), with
+"""In-process A/B of one GraphQL (or REST) command: Fray's app against baselines (b) and (a), with
 ASGI calls built by hand (no HTTP server or client in the figures), commands one at a time
 on one event loop. What a change to the command path costs or saves, before wrk.
 
-    python -m bench.inprocess            # CPU per command: Fray GraphQL, REST, (b)
+    python -m bench.inprocess            # CPU per command: Fray GraphQL, REST, (b), (a)
     python -m bench.inprocess --profile  # and a cProfile of Fray's GraphQL commands
+    python -m bench.inprocess --profile rest  # ... of Fray's REST commands
 
 Not part of `make bench`: a tool for profiling (docs/benchmarks.md, "Where the time goes").
 """
@@ -106,9 +107,9 @@ def _settings(url: str) -> Settings:
     )
 
 
-async def _calls(fray: Starlette, base: Starlette) -> dict[str, Call]:
+async def _calls(fray: Starlette, base: Starlette, base_rest: Starlette) -> dict[str, Call]:
     """One command per call, spread over ENCOUNTERS freeform encounters: Fray's GraphQL
-    (compiled, and through strawberry's view), Fray's REST, and baseline (b)."""
+    (compiled, and through strawberry's view), Fray's REST, and baselines (b) and (a)."""
     create = _asgi(fray, "/v1/encounters", {"Authorization": f"Bearer {KEY}"})
     tokens = []
     for n in range(ENCOUNTERS):
@@ -121,6 +122,7 @@ async def _calls(fray: Starlette, base: Starlette) -> dict[str, Call]:
         for n, t in enumerate(tokens)
     ]
     b = _asgi(base, "/graphql", {})
+    a = [_asgi(base_rest, f"/v1/encounters/e{n}/commands", {}) for n in range(ENCOUNTERS)]
     (endpoint,) = [r.endpoint for r in fray.routes if isinstance(r, Route)
                    and isinstance(r.endpoint, CompiledGraphQL)]  # fmt: skip
 
@@ -144,21 +146,26 @@ async def _calls(fray: Starlette, base: Starlette) -> dict[str, Call]:
         variables = {"encounterId": f"e{n % ENCOUNTERS}", "command": {"addNote": {"text": NOTE}}}
         return b(orjson.dumps({"query": BASE_SUBMIT, "variables": variables}))
 
+    def base_rest_call(n: int) -> Awaitable[tuple[int, bytes]]:
+        return a[n % ENCOUNTERS](orjson.dumps({"command": {"type": "add-note", "text": NOTE}}))
+
     return {
         "fray graphql": fray_gql,
         "fray graphql, strawberry's view": fray_strawberry,
         "fray rest": fray_rest,
         "(b)": base_gql,
+        "(a)": base_rest_call,
     }
 
 
-async def main(profile: bool) -> None:
+async def main(profile: str | None) -> None:
     with RedisServer() as server:
         fray = create_app(_settings(server.url))
         os.environ["BENCH_REDIS_URL"] = server.url
         base = baselines.graphql_app()
+        base_rest = baselines.rest_app()  # shares (b)'s Redis client, which (b)'s lifespan opens
         async with fray.router.lifespan_context(fray), base.router.lifespan_context(base):
-            calls = await _calls(fray, base)
+            calls = await _calls(fray, base, base_rest)
             for call in calls.values():
                 await _measure(call, 200)  # warm-up
             results: dict[str, list[float]] = {name: [] for name in calls}
@@ -166,18 +173,29 @@ async def main(profile: bool) -> None:
                 for name, call in calls.items():
                     results[name].append(await _measure(call, COMMANDS))
             b_cpu = statistics.median(results["(b)"])
+            a_cpu = statistics.median(results["(a)"])
             for name, values in results.items():
                 cpu = statistics.median(values)
-                print(f"{name:32} {cpu * 1e6:6.0f} µs CPU/command = {cpu / b_cpu:.2f}x (b)")
+                print(
+                    f"{name:32} {cpu * 1e6:6.0f} µs CPU/command = {cpu / b_cpu:.2f}x (b), "
+                    f"{cpu / a_cpu:.2f}x (a)"
+                )
             if profile:
                 profiler = cProfile.Profile()
                 profiler.enable()
-                await _measure(calls["fray graphql"], COMMANDS)
+                await _measure(calls[f"fray {profile}"], COMMANDS)
                 profiler.disable()
                 stats = pstats.Stats(profiler).sort_stats("cumulative")
                 stats.print_stats(60)
                 stats.sort_stats("tottime").print_stats(40)
 
 
+def _profile_arg(argv: list[str]) -> str | None:
+    if "--profile" not in argv:
+        return None
+    rest = argv[argv.index("--profile") + 1 :]
+    return rest[0] if rest and rest[0] in ("graphql", "rest") else "graphql"
+
+
 if __name__ == "__main__":
-    asyncio.run(main("--profile" in sys.argv[1:]))
+    asyncio.run(main(_profile_arg(sys.argv[1:])))

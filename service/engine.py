@@ -40,7 +40,7 @@ from service.domain.limits import MAX_NUMBER
 from service.domain.messages import Command, Event, deciding, rolls_per_event
 from service.domain.recording import Unrecordable, check_recordable
 from service.domain.ruleset import EncounterState, RulesetBase
-from service.domain.timefmt import iso, parse_iso
+from service.domain.timefmt import iso, parse_iso, to_millis
 from service.rules.registry import RULESETS, ruleset_named
 from service.store.checks import check_encounter_id
 from service.store.errors import (
@@ -451,8 +451,9 @@ class Engine:
         await self.store.save_snapshot(encounter_id, after.version, payload)
 
     def _now(self) -> datetime:
-        # Millisecond precision, so an auditor re-running decide sees the same clock.
-        return parse_iso(iso(self.clock()))
+        # Millisecond precision, so an auditor re-running decide sees the same clock:
+        # parse_iso(iso(clock())), without formatting and parsing a string.
+        return to_millis(self.clock())
 
 
 def decide_envelopes(

@@ -8,11 +8,13 @@ from service.api import commands, encounters, events, openapi, preview
 
 ENCOUNTER = "/v1/encounters/{encounter_id}"
 
+# Starlette tries the routes in order (a regex each) and no two of these paths overlap:
+# the busiest, the command path, comes first.
 routes: list[BaseRoute] = [
+    Route(f"{ENCOUNTER}/commands", commands.post_command, methods=["POST"]),
     Route("/v1/rulesets", encounters.list_rulesets, methods=["GET"]),
     Route("/v1/encounters", encounters.create_encounter, methods=["POST"]),
     Route(ENCOUNTER, encounters.get_encounter, methods=["GET"]),
-    Route(f"{ENCOUNTER}/commands", commands.post_command, methods=["POST"]),
     Route(f"{ENCOUNTER}/commands/preview", preview.post_preview, methods=["POST"]),
     Route(f"{ENCOUNTER}/events", events.list_events, methods=["GET"]),
     Route(f"{ENCOUNTER}/legal-actions", encounters.legal_actions, methods=["GET"]),

@@ -27,6 +27,8 @@ def described_fields(source: type) -> list[tuple[str, Any, FieldInfo]]:
     hints = typing.get_type_hints(source, include_extras=True)
     out = []
     for f in dataclasses.fields(source):
+        if f.metadata.get("internal"):
+            continue
         hint = hints[f.name]
         info = next(
             (m for m in getattr(hint, "__metadata__", ()) if isinstance(m, FieldInfo)),

@@ -9,11 +9,15 @@ from typing import Any
 ZERO_HASH = "0" * 64
 
 
+# What `json.dumps(value, sort_keys=True, ...)` builds on every call, built once.
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+
 def canonical_json(value: Any) -> str:
     """UTF-8, keys sorted, no insignificant whitespace, no NaN/Infinity."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    return _ENCODER.encode(value)
 
 
 def canonical_bytes(value: Any) -> bytes:

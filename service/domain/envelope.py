@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Annotated, Any
 
 import orjson
 from pydantic import Field
 
-from service.domain.canonical import canonical_bytes, envelope_hash
+from service.domain.canonical import canonical_bytes, envelope_hash, sha256_hex
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +69,19 @@ class Envelope:
         str,
         Field(description="SHA-256 (hex) of its canonical JSON without `hash`."),
     ]
+    # The body `seal` wrote while hashing (an envelope read from a body recomputes it): not
+    # part of the envelope's shape.
+    sealed_body: bytes | None = field(
+        default=None, compare=False, repr=False, metadata={"internal": True}
+    )
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in ENVELOPE_FIELDS}
 
     def body(self) -> bytes:
+        """The canonical JSON of the envelope: what the store keeps."""
+        if self.sealed_body is not None:
+            return self.sealed_body
         return canonical_bytes(self.to_dict())
 
     def computed_hash(self) -> str:
@@ -101,20 +109,35 @@ def seal(
     rolls: list[dict[str, Any]],
     prev_hash: str,
 ) -> Envelope:
-    """Build an envelope and its hash: SHA-256 of its canonical JSON without `hash`."""
-    unsealed: dict[str, Any] = {
-        "version": version,
-        "type": type,
-        "schema": schema,
-        "data": data,
-        "at": at,
-        "command_id": command_id,
-        "actor": actor,
-        "command": command,
-        "rolls": rolls,
-        "prev_hash": prev_hash,
-    }
-    return Envelope(**unsealed, hash=envelope_hash(unsealed))
+    """Build an envelope and its hash: SHA-256 of its canonical JSON without `hash`.
+
+    Canonical JSON sorts keys, and `hash` sorts between `data` and `prev_hash`: the
+    canonical JSON of the keys before it and of those after it, joined, is the hashed text,
+    and joined around `"hash":"…"` the body, so the envelope is serialized once, not twice.
+    """
+    head = canonical_bytes(
+        {"actor": actor, "at": at, "command": command, "command_id": command_id, "data": data}
+    )
+    tail = canonical_bytes(
+        {"prev_hash": prev_hash, "rolls": rolls, "schema": schema, "type": type, "version": version}
+    )
+    digest = sha256_hex(head[:-1] + b"," + tail[1:])
+    return Envelope(
+        version=version,
+        type=type,
+        schema=schema,
+        data=data,
+        at=at,
+        command_id=command_id,
+        actor=actor,
+        command=command,
+        rolls=rolls,
+        prev_hash=prev_hash,
+        hash=digest,
+        sealed_body=b"".join((head[:-1], b',"hash":"', digest.encode(), b'",', tail[1:])),
+    )
 
 
-ENVELOPE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Envelope))
+ENVELOPE_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(Envelope) if not f.metadata.get("internal")
+)

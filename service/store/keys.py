@@ -18,6 +18,7 @@ deadline), which is the only key outside an encounter's slot.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from service.store.checks import check_encounter_id
 
@@ -46,6 +47,9 @@ class EncounterKeys:
         )
 
 
+# Every append and read names its keys: the id's check and seven strings, once per
+# encounter while it is busy. An invalid id raises, and raising is not cached.
+@lru_cache(maxsize=4096)
 def encounter_keys(encounter_id: str) -> EncounterKeys:
     prefix = f"fray:{{{check_encounter_id(encounter_id)}}}"
     return EncounterKeys(

@@ -6,8 +6,10 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from service.domain.canonical import ZERO_HASH, canonical_json
+from service.domain.canonical import ZERO_HASH, canonical_json, envelope_hash
 from service.domain.envelope import Envelope, seal
 from service.domain.upcasting import MissingUpcaster, upcast
 
@@ -55,3 +57,41 @@ def test_upcasters_run_step_by_step():
     assert upcast(steps, "x", 1, 3, {"a": 1}) == {"c": 3}
     with pytest.raises(MissingUpcaster):
         upcast(steps, "y", 1, 2, {})
+
+
+_scalar = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63)
+    | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+_json = st.recursive(
+    _scalar,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+
+
+@given(
+    data=st.dictionaries(st.text(max_size=12), _json, max_size=5),
+    command=st.none() | st.dictionaries(st.text(max_size=12), _json, max_size=4),
+    rolls=st.lists(st.dictionaries(st.text(max_size=6), _json, max_size=3), max_size=3),
+    kind=st.text(min_size=1, max_size=20),
+    version=st.integers(1, 2**53 - 1),
+)
+def test_a_sealed_body_is_the_canonical_json_of_the_envelope(data, command, rolls, kind, version):
+    # `seal` writes the body while hashing, from the halves either side of `hash`: the same
+    # bytes as the canonical JSON of the whole envelope, and the same hash.
+    envelope = sealed(data=data, command=command, rolls=rolls, type=kind, version=version)
+    whole = envelope.to_dict()
+    assert envelope.body() == canonical_json(whole).encode()
+    assert envelope.hash == envelope_hash(whole)
+    assert Envelope.from_body(envelope.body()).body() == envelope.body()
+
+
+def test_an_envelope_read_back_computes_its_body():
+    envelope = sealed()
+    read = Envelope.from_dict(envelope.to_dict())
+    assert read.sealed_body is None
+    assert read.body() == envelope.body() and read == envelope
