@@ -50,6 +50,7 @@ STATUSES: dict[str, int] = {
     "request/too-large": 413,
     "rate/limited": 429,
     "internal/unrecordable": 500,
+    "internal/unemitted-event": 500,
     "store/unavailable": 503,
 }
 KINDS: tuple[tuple[type[FrayError], int], ...] = (

@@ -188,7 +188,7 @@ class RulesetBase(Generic[S]):
         limit = after.options.idle_timeouts
         if limit == "round":
             limit = self.round_size(after)
-        return events + idle.hold(after.table, limit, count, ctx.now)
+        return events + idle.hold(after.table, limit, count, ctx)
 
     def evolve(self, state: S, event: Event) -> S:
         return self.evolve_own(with_table(state, event), event)

@@ -163,10 +163,10 @@ def resist(
             how += ", saved for half" if half else ", negated by a save"
         run.emit(
             [
-                DamageRolled(
+                run.ctx.emit(DamageRolled(
                     attacker=cid, target=target, source=spell.name, half_segment=half_segment,
                     amount=dealt, text=damage.text, how=how,
-                )
+                ))
             ]
         )  # fmt: skip
     effects: list[Effect] = []
@@ -189,8 +189,10 @@ def _tangent(run: Run, cid: str, target: str) -> None:
     made = min(CONTACT, fighter(run.state, cid).tangents.get(target, 0) + 1)
     run.emit(
         [
-            TangentEstablished(
-                combatant_id=cid, target=target, tangents=made, contact=made >= CONTACT
+            run.ctx.emit(
+                TangentEstablished(
+                    combatant_id=cid, target=target, tangents=made, contact=made >= CONTACT
+                )
             )
         ]
     )
@@ -213,10 +215,10 @@ def saving_throw(run: Run, cid: str, spell: Spell) -> bool:
     saved = roll + bonus >= needed
     run.emit(
         [
-            SaveRolled(
+            run.ctx.emit(SaveRolled(
                 combatant_id=cid, spell=spell.name, against=kind, roll=roll, bonus=bonus,
                 needed=needed, saved=saved,
-            )
+            ))
         ]
     )  # fmt: skip
     return saved
