@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from service.domain.context import DecideContext
 from service.domain.grid import Cell
 from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
@@ -31,7 +30,8 @@ from service.rules.combat_ii.events import (
     SpellCompleted,
     SpellRuined,
 )
-from service.rules.combat_ii.evolve import evolve, fighter
+from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import HALF_SEGMENTS, strike_offset
 from service.rules.combat_ii.state import Casting, CombatIIState, Effect, Intention
 from service.rules.combat_ii.stats import MELEE_SHARE, Weapon, stats_of
@@ -45,18 +45,6 @@ DRAW_SF = 3
 
 
 _SCHEDULED = frozenset({"attack", "touch", "extra", "free"})
-
-
-class Run:
-    """Events decided so far and the state they lead to."""
-
-    def __init__(self, state: CombatIIState, ctx: DecideContext) -> None:
-        self.state, self.ctx, self.events = state, ctx, list[Event]()
-
-    def emit(self, events: list[Event]) -> None:
-        for event in events:
-            self.state = evolve(self.state, event)
-            self.events.append(event)
 
 
 @dataclass(frozen=True)

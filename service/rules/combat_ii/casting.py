@@ -9,7 +9,7 @@ from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
 from service.rules.combat_ii import mana, spells
 from service.rules.combat_ii.abilities import check
-from service.rules.combat_ii.attacks import Completion, Exchange, Run, exchange
+from service.rules.combat_ii.attacks import Completion, Exchange, exchange
 from service.rules.combat_ii.events import (
     CastingDelayed,
     CastingProgressed,
@@ -17,6 +17,7 @@ from service.rules.combat_ii.events import (
     SpellBegun,
 )
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     CT_PER_PHASE,
     ENDPHASE,

@@ -7,7 +7,7 @@ from service.domain.grid import Cell, GridMap, line, on_map
 from service.domain.messages import Event
 from service.rules.combat_ii.abilities import check, skill_roll
 from service.rules.combat_ii.allowance import default_weapons, may_respond
-from service.rules.combat_ii.attacks import Exchange, Run, Strike, exchange
+from service.rules.combat_ii.attacks import Exchange, Strike, exchange
 from service.rules.combat_ii.combatants import (
     FALLEN,
     can_attack,
@@ -29,6 +29,7 @@ from service.rules.combat_ii.paths import (
     stop_short,
     within_cell,
 )
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.state import Effect, Intention
 from service.rules.combat_ii.stats import stats_of
 

@@ -17,7 +17,7 @@ from service.domain.table import Pool
 from service.domain.table_rules import adjust_pool
 from service.rules.combat_ii import mana, phases, recovery
 from service.rules.combat_ii.abilities import skill_roll, surprise_roll
-from service.rules.combat_ii.attacks import Run, ruin
+from service.rules.combat_ii.attacks import ruin
 from service.rules.combat_ii.combatants import SURPRISED, skill_modifier
 from service.rules.combat_ii.commands import Ambush, Cancel, Rest, SkillCheck, Surprise
 from service.rules.combat_ii.events import (
@@ -30,6 +30,7 @@ from service.rules.combat_ii.events import (
 )
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.intentions import actor_of, intention_for
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.state import CombatIIState, Effect
 from service.rules.combat_ii.stats import stats_of
 

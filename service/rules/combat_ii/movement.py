@@ -13,7 +13,7 @@ from service.domain.frozen import replace
 from service.domain.grid import Cell
 from service.domain.table import Combatant
 from service.rules.combat_ii.abilities import check
-from service.rules.combat_ii.attacks import Completion, Exchange, Run, Strike, exchange
+from service.rules.combat_ii.attacks import Completion, Exchange, Strike, exchange
 from service.rules.combat_ii.charging import charge
 from service.rules.combat_ii.combatants import (
     CHARGING,
@@ -45,6 +45,7 @@ from service.rules.combat_ii.paths import (
     speeds,
     stop_short,
 )
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     HALF_SEGMENTS,
     least_per_half_segment,

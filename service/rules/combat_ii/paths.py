@@ -10,7 +10,7 @@ from __future__ import annotations
 from service.domain.grid import Cell, find_path
 from service.rules.combat_ii.abilities import check, surprise_roll
 from service.rules.combat_ii.allowance import attacks_left
-from service.rules.combat_ii.attacks import Exchange, Run, Strike, exchange
+from service.rules.combat_ii.attacks import Exchange, Strike, exchange
 from service.rules.combat_ii.combatants import (
     FALLEN,
     SURPRISED,
@@ -26,6 +26,7 @@ from service.rules.combat_ii.events import (
     SpeedChanged,
 )
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     HALF_SEGMENTS,
     half_segment,

@@ -10,7 +10,7 @@ from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.rules.combat_ii import attacks, casting, delays, initiative, movement
 from service.rules.combat_ii.abilities import check
-from service.rules.combat_ii.attacks import Exchange, Run, Strike
+from service.rules.combat_ii.attacks import Exchange, Strike
 from service.rules.combat_ii.combatants import SURPRISED, can_attack, can_move
 from service.rules.combat_ii.criticals import agility_check
 from service.rules.combat_ii.events import (
@@ -26,6 +26,7 @@ from service.rules.combat_ii.events import (
     WeaponReadied,
 )
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     ENDPHASE,
     HALF_SEGMENTS,

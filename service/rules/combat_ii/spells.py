@@ -12,19 +12,16 @@ being three phases (§3 B Spell Duration). §4 Agility: AGI gives the Defensive 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, distance, on_map
 from service.rules.combat_ii.combatants import ENHANCED_BLOWS, dex_score
 from service.rules.combat_ii.events import DamageRolled, SaveRolled, TangentEstablished
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import ACTION_PHASES
 from service.rules.combat_ii.state import CombatIIState, Effect
 from service.rules.combat_ii.stats import Spell, stats_of
-
-if TYPE_CHECKING:
-    from service.rules.combat_ii.attacks import Run
 
 SECTION = "combat-ii §2 A Spellcasting"
 CONTACT = 3
