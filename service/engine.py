@@ -24,20 +24,21 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.domain import idle
 from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
 from service.domain.common import SYSTEM_COMMANDS, EncounterCreated
-from service.domain.context import Actor, DecideContext
+from service.domain.context import Actor, DecideContext, Unemitted
 from service.domain.deadlines import DeadlineChange, deadline_changes, table_deadlines
 from service.domain.draws import Roller
 from service.domain.envelope import Envelope, seal
 from service.domain.errors import (
     Conflict,
     Forbidden,
+    FrayError,
     NotFound,
     RuleViolation,
 )
 from service.domain.fold import advance, needs_history, replay
 from service.domain.ids import check_id, public_id, stream_id
 from service.domain.limits import MAX_NUMBER
-from service.domain.messages import Command, Event, deciding, rolls_per_event
+from service.domain.messages import Command, Event
 from service.domain.recording import Unrecordable, check_recordable
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import iso, parse_iso, to_millis
@@ -324,7 +325,13 @@ class Engine:
         seed: bytes,
     ) -> Outcome | None:
         now = self._now()
-        events, envelopes = decide_envelopes(loaded, command, request, actor, command_id, seed, now)
+        try:
+            events, envelopes = decide_envelopes(
+                loaded, command, request, actor, command_id, seed, now
+            )
+        except Unemitted as error:
+            _refused_as_faulty(command_id, request, encounter_id, error)
+            raise
         # The append's last version names this arming of its deadlines (see `_deadlines`).
         armed = loaded.version + len(envelopes)
         if _rewinds(envelopes):
@@ -343,13 +350,7 @@ class Engine:
                 loaded.ruleset, events, [e.to_dict() for e in envelopes], [s.body for s in stored]
             )
         except Unrecordable as error:
-            _log.error(
-                "command %s (%s) of encounter %s refused before its append: %s",
-                command_id,
-                request.command.get("type"),
-                encounter_id,
-                error.message,
-            )
+            _refused_as_faulty(command_id, request, encounter_id, error)
             raise
         try:
             result = await self.store.append(
@@ -484,10 +485,9 @@ def decide_envelopes(
         table_orders=[list(o) for o in request.deck_orders or []],
     )
     ctx = DecideContext(actor=actor, now=now, roller=roller)
-    with deciding(roller) as marks:
-        events = loaded.ruleset.decide_command(loaded.state, command, ctx)
+    events = loaded.ruleset.decide_command(loaded.state, command, ctx)
     roller.finish()
-    rolls = rolls_per_event(events, marks, roller.records)
+    rolls = ctx.rolls_per_event(events)
     at = iso(now)
     envelopes: list[Envelope] = []
     prev = loaded.hash
@@ -508,6 +508,18 @@ def decide_envelopes(
         envelopes.append(envelope)
         prev = envelope.hash
     return events, envelopes
+
+
+def _refused_as_faulty(
+    command_id: str, request: CommandRequest, encounter_id: str, error: FrayError
+) -> None:
+    _log.error(
+        "command %s (%s) of encounter %s refused before its append: %s",
+        command_id,
+        request.command.get("type"),
+        encounter_id,
+        error.message,
+    )
 
 
 def _well_formed(encounter_id: str) -> bool:

@@ -68,7 +68,8 @@ def test_a_command_whose_events_cannot_be_recorded_appends_nothing(
 
     def faulty(self: Any, state: Any, command: Command, ctx: Any) -> list[Event]:
         if command.model_dump().get("text") == "poison":
-            return [ResourceAdjusted(combatant_id="bramli", resource="hp", before=1, after=2**64)]
+            poison = ResourceAdjusted(combatant_id="bramli", resource="hp", before=1, after=2**64)
+            return [ctx.emit(poison)]
         return decide(self, state, command, ctx)
 
     async def scenario(engine: Engine) -> tuple[int, int, int]:

@@ -117,6 +117,13 @@ CATALOGUE: tuple[ErrorKind, ...] = (
     ),
     ErrorKind(
         500,
+        ("internal/unemitted-event",),
+        "A fault in Fray: the rules returned events other than those they emitted, so the "
+        "command's dice could not be listed under the right events; nothing was appended. "
+        "The log names the command.",
+    ),
+    ErrorKind(
+        500,
         ("internal/unreadable-event",),
         "A fault in Fray: a stored event that today's model does not read and no upcaster "
         "brings to it (`details` has its `type` and `schema`). The stream is intact; it folds "

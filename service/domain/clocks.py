@@ -7,11 +7,11 @@ generation it was scheduled for, so a stale one is recognised and decided as a n
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from service.domain.context import DecideContext
 from service.domain.frozen import replace
 from service.domain.messages import Event
 from service.domain.timefmt import later, millis_between, parse_iso
@@ -92,7 +92,7 @@ def start_clock(
     clocks: Mapping[str, Clock],
     clock_id: str,
     seconds: float,
-    now: datetime,
+    ctx: DecideContext,
     *,
     label: str,
     owner: str | None = None,
@@ -100,53 +100,65 @@ def start_clock(
     """Start (or restart) a clock; a restart bumps the generation so the old deadline is stale."""
     previous = clocks.get(clock_id)
     generation = previous.generation + 1 if previous else 1
-    return ClockStarted(
-        clock_id=clock_id,
-        label=label,
-        owner=owner,
-        duration_ms=int(seconds * 1000),
-        generation=generation,
-        deadline=later(now, seconds),
+    return ctx.emit(
+        ClockStarted(
+            clock_id=clock_id,
+            label=label,
+            owner=owner,
+            duration_ms=int(seconds * 1000),
+            generation=generation,
+            deadline=later(ctx.now, seconds),
+        )
     )
 
 
-def stop_clock(clocks: Mapping[str, Clock], clock_id: str) -> list[Event]:
+def stop_clock(clocks: Mapping[str, Clock], clock_id: str, ctx: DecideContext) -> list[Event]:
     clock = clocks.get(clock_id)
     if clock is None or clock.status in ("stopped", "expired"):
         return []
-    return [ClockStopped(clock_id=clock_id, generation=clock.generation)]
+    return [ctx.emit(ClockStopped(clock_id=clock_id, generation=clock.generation))]
 
 
-def pause_all(clocks: Mapping[str, Clock], now: datetime) -> list[Event]:
+def pause_all(clocks: Mapping[str, Clock], ctx: DecideContext) -> list[Event]:
     events: list[Event] = []
     for clock in sorted(clocks.values(), key=lambda c: c.id):
         if clock.status == "running" and clock.deadline is not None:
-            remaining = max(0, millis_between(now, parse_iso(clock.deadline)))
+            remaining = max(0, millis_between(ctx.now, parse_iso(clock.deadline)))
             events.append(
-                ClockPaused(clock_id=clock.id, generation=clock.generation, remaining_ms=remaining)
-            )
-    return events
-
-
-def resume_all(clocks: Mapping[str, Clock], now: datetime) -> list[Event]:
-    events: list[Event] = []
-    for clock in sorted(clocks.values(), key=lambda c: c.id):
-        if clock.status == "paused":
-            remaining = (clock.remaining_ms or 0) / 1000
-            events.append(
-                ClockResumed(
-                    clock_id=clock.id, generation=clock.generation, deadline=later(now, remaining)
+                ctx.emit(
+                    ClockPaused(
+                        clock_id=clock.id, generation=clock.generation, remaining_ms=remaining
+                    )
                 )
             )
     return events
 
 
-def expire_clock(clocks: Mapping[str, Clock], clock_id: str, generation: int) -> list[Event]:
+def resume_all(clocks: Mapping[str, Clock], ctx: DecideContext) -> list[Event]:
+    events: list[Event] = []
+    for clock in sorted(clocks.values(), key=lambda c: c.id):
+        if clock.status == "paused":
+            remaining = (clock.remaining_ms or 0) / 1000
+            events.append(
+                ctx.emit(
+                    ClockResumed(
+                        clock_id=clock.id,
+                        generation=clock.generation,
+                        deadline=later(ctx.now, remaining),
+                    )
+                )
+            )
+    return events
+
+
+def expire_clock(
+    clocks: Mapping[str, Clock], clock_id: str, generation: int, ctx: DecideContext
+) -> list[Event]:
     """The expiry of a running clock at the generation it was scheduled for; else a no-op."""
     clock = clocks.get(clock_id)
     if clock is None or clock.status != "running" or clock.generation != generation:
         return []
-    return [ClockExpired(clock_id=clock_id, generation=generation, owner=clock.owner)]
+    return [ctx.emit(ClockExpired(clock_id=clock_id, generation=generation, owner=clock.owner))]
 
 
 def evolve_clocks(clocks: dict[str, Clock], event: ClockEvent) -> dict[str, Clock]:

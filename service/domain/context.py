@@ -1,17 +1,27 @@
-"""What `decide` may know besides state and command: the actor, the clock and the dice."""
+"""What `decide` may know besides state and command: the actor, the clock and the dice, and
+where the events it emits fall among its draws.
+
+Each event lists in `rolls` the draws it used (DESIGN.md, "Dice"): those made since the
+previous event was emitted (`ctx.emit`), up to its own emit; the last event also takes the
+draws made after it. Attribution is by position: the engine pairs the events `decide`
+returns with those it emitted, in order, and refuses a command where they differ.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Literal, TypeVar
 
 from service.domain import dice
-from service.domain.draws import Roller
-from service.domain.errors import RuleViolation
+from service.domain.draws import Roller, RollRecord
+from service.domain.errors import FrayError, RuleViolation
+from service.domain.messages import Event
 
 T = TypeVar("T")
+E = TypeVar("E", bound=Event)
 Role = Literal["gm", "player", "observer", "auditor", "system"]
 
 
@@ -43,6 +53,14 @@ class Actor:
         return cls(str(data.get("id", "")), role, frozenset(str(c) for c in combatants))  # type: ignore[arg-type]
 
 
+class Unemitted(FrayError):
+    """`decide` returned events other than those it emitted: nothing is appended. A bug in
+    a ruleset, which would otherwise list the command's dice under the wrong events."""
+
+    code = "internal/unemitted-event"
+
+
+EPOCH = datetime.fromtimestamp(0, UTC)
 GM = Actor("gm", "gm")
 SYSTEM = Actor("system", "system")
 
@@ -54,6 +72,43 @@ class DecideContext:
     actor: Actor
     now: datetime
     roller: Roller
+    _emitted: list[Event] = field(default_factory=list, init=False, repr=False)
+    _marks: list[int] = field(default_factory=list, init=False, repr=False)
+
+    def emit(self, event: E) -> E:
+        """Record `event` as the command's next one, after the draws made so far."""
+        self._emitted.append(event)
+        self._marks.append(len(self.roller.records))
+        return event
+
+    def emit_ahead(self, event: E, of: Sequence[Event]) -> E:
+        """Record `event` ahead of `of`, the events emitted last, which it comes before: it
+        lists the draws made since the event before them, up to now (among them the draws
+        `of` made while they were built), and `of` lists none."""
+        start = len(self._emitted) - len(of)
+        if start < 0 or any(a != b for a, b in zip(self._emitted[start:], of, strict=True)):
+            raise Unemitted("an event was put ahead of events that were not the last emitted")
+        mark = len(self.roller.records)
+        self._emitted.insert(start, event)
+        self._marks[start:] = [mark] * (len(of) + 1)
+        return event
+
+    def rolls_per_event(self, events: Sequence[Event]) -> list[list[RollRecord]]:
+        """The draws each of `events` used: those made since the previous emit, up to its
+        own; the last event takes the rest. `events` must be the emitted ones, in order."""
+        if len(events) != len(self._emitted) or any(
+            returned != emitted for returned, emitted in zip(events, self._emitted, strict=True)
+        ):
+            raise Unemitted(
+                f"the rules returned {len(events)} events but emitted {len(self._emitted)}, "
+                f"or in another order ({_listed(events)} against {_listed(self._emitted)}); "
+                "nothing was appended: this is a fault in Fray, not in the command"
+            )
+        if not events:
+            return []
+        records = self.roller.records
+        bounds = [0, *self._marks[:-1], len(records)]
+        return [list(records[a:b]) for a, b in pairwise(bounds)]
 
     def roll(self, expression: str, purpose: str) -> dice.RollResult:
         try:
@@ -82,3 +137,13 @@ class DecideContext:
         if not self.actor.controls(combatant_id):
             who = name or combatant_id
             raise RuleViolation("auth/not-your-combatant", f"you do not control {who}")
+
+
+def looking_ahead(actor: Actor = SYSTEM) -> DecideContext:
+    """A context for a view that builds events only to look ahead, never to record them: it
+    rolls no dice (a draw is refused) and its clock stands at the epoch."""
+    return DecideContext(actor, EPOCH, Roller(seed=b"", version=0, mode="table"))
+
+
+def _listed(events: Sequence[Event]) -> str:
+    return "[" + ", ".join(str(getattr(e, "type", type(e).__name__)) for e in events) + "]"

@@ -16,11 +16,9 @@ Fray counted) counts nothing, so older streams re-decide exactly as they were re
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from service.domain import clocks
 from service.domain.common import ExpireClock
-from service.domain.context import Actor
+from service.domain.context import Actor, DecideContext
 from service.domain.messages import Command, Event
 from service.domain.table import Table
 
@@ -39,15 +37,15 @@ def streak(command: Command, events: list[Event], actor: Actor, first_version: i
     return command.idle_streak + 1
 
 
-def hold(table: Table, limit: int, count: int, now: datetime) -> list[Event]:
+def hold(table: Table, limit: int, count: int, ctx: DecideContext) -> list[Event]:
     """What follows a command whose events led to `table`, given the streak it made: the
     clocks pause once the streak reaches `limit` (0: never); while they are on hold, a
     clock that started is paused at once."""
     if table.clocks_on_hold:
-        return clocks.pause_all(table.clocks, now)
+        return clocks.pause_all(table.clocks, ctx)
     if limit == 0 or count < limit:
         return []
-    paused = clocks.pause_all(table.clocks, now)
+    paused = clocks.pause_all(table.clocks, ctx)
     if not paused:
         return []  # nothing runs, so nothing more can time out
-    return [*paused, clocks.ClocksPaused(reason="idle", timeouts=count)]
+    return [*paused, ctx.emit(clocks.ClocksPaused(reason="idle", timeouts=count))]

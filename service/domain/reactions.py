@@ -9,11 +9,11 @@ Rulesets supply the trigger and resolve the answers; this module only keeps the 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.frozen import replace
 from service.domain.hidden import Shape
@@ -107,19 +107,21 @@ def open_window(
     trigger: dict[str, Any],
     eligible: Mapping[str, Sequence[str]],
     order: Sequence[str],
-    now: datetime,
+    ctx: DecideContext,
     seconds: float,
     policies: Mapping[str, Sequence[ReactionPolicy]],
     resources: ResourceLookup,
 ) -> list[Event]:
     """Open a window; policies answer at once; a window nobody is left to answer closes."""
     options = {c: (*eligible[c], PASS) for c in order if c in eligible}
-    opened = ReactionWindowOpened(
-        window_id=window_id,
-        trigger=trigger,
-        eligible=options,
-        order=tuple(c for c in order if c in options),
-        deadline=later(now, seconds) if seconds > 0 else None,
+    opened = ctx.emit(
+        ReactionWindowOpened(
+            window_id=window_id,
+            trigger=trigger,
+            eligible=options,
+            order=tuple(c for c in order if c in options),
+            deadline=later(ctx.now, seconds) if seconds > 0 else None,
+        )
     )
     window = window_from(opened)
     events: list[Event] = [opened]
@@ -128,15 +130,17 @@ def open_window(
             policies.get(combatant, ()), trigger, options[combatant], resources(combatant)
         )
         if choice is not None:
-            answered = ReactionAnswered(
-                window_id=window_id, combatant_id=combatant, option=choice, by_policy=True
+            answered = ctx.emit(
+                ReactionAnswered(
+                    window_id=window_id, combatant_id=combatant, option=choice, by_policy=True
+                )
             )
             events.append(answered)
             window = evolve_window(window, answered)
     if not window.waiting_for():
-        events.append(_closed(window, "all-answered"))
+        events.append(_closed(window, "all-answered", ctx))
     elif seconds <= 0:
-        events.append(_closed(window, "deadline"))
+        events.append(_closed(window, "deadline", ctx))
     return events
 
 
@@ -155,7 +159,9 @@ def policy_answer(
     return None
 
 
-def answer(window: ReactionWindow | None, combatant_id: str, option: str) -> list[Event]:
+def answer(
+    window: ReactionWindow | None, combatant_id: str, option: str, ctx: DecideContext
+) -> list[Event]:
     if window is None or not window.open:
         raise RuleViolation("reactions/window-closed", "that reaction window is already closed")
     if combatant_id not in window.eligible:
@@ -169,18 +175,20 @@ def answer(window: ReactionWindow | None, combatant_id: str, option: str) -> lis
         raise RuleViolation(
             "reactions/unknown-option", f"'{option}' is not one of the choices: {choices}"
         )
-    answered = ReactionAnswered(window_id=window.id, combatant_id=combatant_id, option=option)
+    answered = ctx.emit(
+        ReactionAnswered(window_id=window.id, combatant_id=combatant_id, option=option)
+    )
     after = evolve_window(window, answered)
     if not after.waiting_for():
-        return [answered, _closed(after, "all-answered")]
+        return [answered, _closed(after, "all-answered", ctx)]
     return [answered]
 
 
-def close(window: ReactionWindow | None, reason: CloseReason) -> list[Event]:
+def close(window: ReactionWindow | None, reason: CloseReason, ctx: DecideContext) -> list[Event]:
     """Close at the deadline or by the GM; closing a closed window is a no-op."""
     if window is None or not window.open:
         return []
-    return [_closed(window, reason)]
+    return [_closed(window, reason, ctx)]
 
 
 def evolve_window(
@@ -204,10 +212,14 @@ def window_from(event: ReactionWindowOpened) -> ReactionWindow:
     )
 
 
-def _closed(window: ReactionWindow, reason: CloseReason) -> ReactionWindowClosed:
-    return ReactionWindowClosed(
-        window_id=window.id,
-        reason=reason,
-        trigger=window.trigger,
-        reactions=tuple(window.resolution()),
+def _closed(
+    window: ReactionWindow, reason: CloseReason, ctx: DecideContext
+) -> ReactionWindowClosed:
+    return ctx.emit(
+        ReactionWindowClosed(
+            window_id=window.id,
+            reason=reason,
+            trigger=window.trigger,
+            reactions=tuple(window.resolution()),
+        )
     )

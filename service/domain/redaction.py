@@ -9,13 +9,18 @@ below derives from those declarations, so REST, SSE, exports and GraphQL all agr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+from pydantic import BaseModel
 
 from service.domain.common import GM_OVERRIDE_EVENTS
 from service.domain.context import Actor
+from service.domain.encounter import EncounterState
 from service.domain.envelope import Envelope
-from service.domain.hidden import Hides, hide
+from service.domain.hidden import Fields, Hides, hide
+from service.domain.messages import Command, Event
 from service.domain.table import Combatant, Table
 from service.domain.views import (
     ClockView,
@@ -26,8 +31,29 @@ from service.domain.views import (
     WindowView,
 )
 
-if TYPE_CHECKING:
-    from service.domain.ruleset import EncounterState, RulesetBase
+
+class RulesetShape(Protocol):
+    """What redaction and the summary read of a ruleset (`RulesetBase` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def trigger_model(self) -> type[BaseModel]: ...
+
+    @property
+    def event_models(self) -> Mapping[str, type[Event]]: ...
+
+    @property
+    def command_models(self) -> Mapping[str, type[Command]]: ...
+
+    def hidden_in(self, model: type[BaseModel]) -> Fields | None: ...
+
+    def phase_label(self, state: Any) -> str: ...
+
+    def round(self, state: Any) -> int: ...
+
+    def acting(self, state: Any) -> list[str]: ...
 
 
 def sees_everything(viewer: Actor | None) -> bool:
@@ -69,7 +95,7 @@ def health_word(combatant: Combatant) -> str:
 
 
 def summarize(
-    ruleset: RulesetBase[Any],
+    ruleset: RulesetShape,
     state: EncounterState,
     viewer: Actor | None,
     version: int,
@@ -130,7 +156,7 @@ def _combatant(c: Combatant, hides: Hides | None) -> CombatantSummary:
 
 
 def redact_event(
-    ruleset: RulesetBase[Any], envelope: Envelope, viewer: Actor | None, state: EncounterState
+    ruleset: RulesetShape, envelope: Envelope, viewer: Actor | None, state: EncounterState
 ) -> dict[str, Any] | None:
     """The envelope as this viewer may see it, or None when the viewer is not told of it."""
     if sees_everything(viewer):
@@ -151,7 +177,7 @@ def redact_event(
 
 
 def without_health(
-    ruleset: RulesetBase[Any], shown: dict[str, Any], hides: Hides
+    ruleset: RulesetShape, shown: dict[str, Any], hides: Hides
 ) -> dict[str, Any] | None:
     """The envelope less the health `hides` names: None for an event wholly about it, else
     its hidden fields blanked in `data` and in the echoed `command`, and the draws that made
@@ -184,7 +210,7 @@ def _made_by(roll: dict[str, Any], globs: list[str]) -> bool:
 
 
 def redact_state(
-    ruleset: RulesetBase[Any], state: EncounterState, viewer: Actor | None
+    ruleset: RulesetShape, state: EncounterState, viewer: Actor | None
 ) -> dict[str, Any]:
     """The full ruleset state as JSON, less what this viewer may not see."""
     dumped: dict[str, Any] = state.model_dump(mode="json")

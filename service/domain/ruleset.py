@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Generic, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from service.domain import idle
 from service.domain.common import (
@@ -21,6 +21,7 @@ from service.domain.common import (
     stat_block_events,
 )
 from service.domain.context import Actor, DecideContext
+from service.domain.encounter import EncounterState as EncounterState  # the rulesets' import
 from service.domain.envelope import Envelope
 from service.domain.errors import InvalidCommand
 from service.domain.frozen import replace
@@ -31,21 +32,11 @@ from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.options import EncounterOptions
 from service.domain.redaction import redact_event, redact_state, summarize
-from service.domain.table import Pool, Table
+from service.domain.table import Pool
 from service.domain.table_evolve import evolve_table
 from service.domain.table_rules import decide_common
 from service.domain.upcasting import UnreadableEvent, Upcaster, upcast
 from service.domain.views import ActionOption, EncounterSummary
-
-
-class EncounterState(BaseModel):
-    """Base of every ruleset's state: the shared table and the encounter's options."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    table: Table = Field(default_factory=Table)
-    options: EncounterOptions
-
 
 S = TypeVar("S", bound=EncounterState)
 # A set lookup: isinstance against a tuple of pydantic (ABCMeta) classes is slow on a miss.
@@ -212,7 +203,7 @@ class RulesetBase(Generic[S]):
         limit = after.options.idle_timeouts
         if limit == "round":
             limit = self.round_size(after)
-        return events + idle.hold(after.table, limit, count, ctx.now)
+        return events + idle.hold(after.table, limit, count, ctx)
 
     def evolve(self, state: S, event: Event) -> S:
         return self.evolve_own(with_table(state, event), event)

@@ -104,18 +104,20 @@ def decide_common(
             if command.stats is not None:
                 stats = validate_stats(stats_model, command.stats)
             return [
-                CombatantUpdated[stats_model](  # type: ignore[valid-type]
-                    combatant_id=command.combatant_id,
-                    name=command.name,
-                    side=command.side,
-                    controller=command.controller,
-                    stats=stats,
+                ctx.emit(
+                    CombatantUpdated[stats_model](  # type: ignore[valid-type]
+                        combatant_id=command.combatant_id,
+                        name=command.name,
+                        side=command.side,
+                        controller=command.controller,
+                        stats=stats,
+                    )
                 )
             ]
         case RemoveCombatant():
             ctx.require_gm("remove a combatant")
             table.combatant(command.combatant_id)
-            return [CombatantRemoved(combatant_id=command.combatant_id)]
+            return [ctx.emit(CombatantRemoved(combatant_id=command.combatant_id))]
         case SetMap():
             ctx.require_gm("set the map")
             for c in table.combatants.values():
@@ -123,13 +125,13 @@ def decide_common(
                     raise RuleViolation(
                         "map/token-off-map", f"{c.name} would be off the new map; move it first"
                     )
-            return [MapSet(map=command.map)]
+            return [ctx.emit(MapSet(map=command.map))]
         case PlaceToken():
             ctx.require_gm("place tokens")
             table.combatant(command.combatant_id)
             if command.cell is not None:
                 _check_free_cell(table, command.cell, command.combatant_id)
-            return [TokenPlaced(combatant_id=command.combatant_id, cell=command.cell)]
+            return [ctx.emit(TokenPlaced(combatant_id=command.combatant_id, cell=command.cell))]
         case MoveToken():
             return [move_token(table, command.combatant_id, command.to, ctx)]
         case StartEncounter():
@@ -140,17 +142,17 @@ def decide_common(
                 )
             if not table.combatants:
                 raise RuleViolation("encounter/no-combatants", "add combatants before starting")
-            return [EncounterStarted()]
+            return [ctx.emit(EncounterStarted())]
         case EndEncounter():
             ctx.require_gm("end the encounter")
             stopped = [
-                e for cid in sorted(table.clocks) for e in clocks.stop_clock(table.clocks, cid)
+                e for cid in sorted(table.clocks) for e in clocks.stop_clock(table.clocks, cid, ctx)
             ]
-            closed = [e for w in table.open_windows() for e in reactions.close(w, "gm")]
+            closed = [e for w in table.open_windows() for e in reactions.close(w, "gm", ctx)]
             return [
                 *stopped,
                 *closed,
-                EncounterEnded(reason=command.reason, seed=ctx.revealed_seed()),
+                ctx.emit(EncounterEnded(reason=command.reason, seed=ctx.revealed_seed())),
             ]
         case AdjustResource():
             ctx.require_gm("adjust hit points or resources")
@@ -162,13 +164,14 @@ def decide_common(
                 command.set,
                 command.max,
                 command.reason,
+                ctx,
             )
         case ApplyCondition():
             ctx.require_gm("apply conditions")
             table.combatant(command.combatant_id)
             if command.anchor is not None:
                 table.combatant(command.anchor)
-            return [ConditionApplied(**command.model_dump(exclude={"type"}))]
+            return [ctx.emit(ConditionApplied(**command.model_dump(exclude={"type"})))]
         case RemoveCondition():
             ctx.require_gm("remove conditions")
             if not table.combatant(command.combatant_id).has_condition(command.condition):
@@ -177,12 +180,16 @@ def decide_common(
                     f"{command.combatant_id} does not have the condition '{command.condition}'",
                 )
             return [
-                ConditionRemoved(combatant_id=command.combatant_id, condition=command.condition)
+                ctx.emit(
+                    ConditionRemoved(combatant_id=command.combatant_id, condition=command.condition)
+                )
             ]
         case AddNote():
             if command.hidden:
                 ctx.require_gm("write hidden notes")
-            return [NoteAdded(text=command.text, hidden=command.hidden, author=ctx.actor.id)]
+            return [
+                ctx.emit(NoteAdded(text=command.text, hidden=command.hidden, author=ctx.actor.id))
+            ]
         case Rewind():
             ctx.require_gm("rewind the encounter")
             current = ctx.roller.version - 1
@@ -191,29 +198,34 @@ def decide_common(
                     "rewind/not-in-past",
                     f"can only rewind to a version before the current one ({current})",
                 )
-            return [Rewound(to_version=command.to_version, from_version=current)]
+            return [ctx.emit(Rewound(to_version=command.to_version, from_version=current))]
         case SetReactionPolicy():
             ctx.require_control(command.combatant_id)
             table.combatant(command.combatant_id)
-            return [ReactionPolicySet(combatant_id=command.combatant_id, policies=command.policies)]
+            return [
+                ctx.emit(
+                    ReactionPolicySet(combatant_id=command.combatant_id, policies=command.policies)
+                )
+            ]
         case AnswerReaction():
             ctx.require_control(command.combatant_id)
             return reactions.answer(
-                table.windows.get(command.window_id), command.combatant_id, command.option
+                table.windows.get(command.window_id), command.combatant_id, command.option, ctx
             )
         case CloseReactionWindow():
             ctx.require_gm("close a reaction window")
-            return reactions.close(table.windows.get(command.window_id), "deadline")
+            return reactions.close(table.windows.get(command.window_id), "deadline", ctx)
         case PauseClocks():
             ctx.require_gm("pause the clocks")
-            return clocks.pause_all(table.clocks, ctx.now)
+            return clocks.pause_all(table.clocks, ctx)
         case ResumeClocks():
             ctx.require_gm("resume the clocks")
-            lifted: list[Event] = [clocks.ClocksResumed()] if table.clocks_on_hold else []
-            return clocks.resume_all(table.clocks, ctx.now) + lifted
+            resumed = clocks.resume_all(table.clocks, ctx)
+            lifted: list[Event] = [ctx.emit(clocks.ClocksResumed())] if table.clocks_on_hold else []
+            return resumed + lifted
         case ExpireClock():
             ctx.require_gm("expire a clock")
-            return clocks.expire_clock(table.clocks, command.clock_id, command.generation)
+            return clocks.expire_clock(table.clocks, command.clock_id, command.generation, ctx)
         case Roll():
             return [roll(table, command, ctx)]
     raise RuleViolation("command/unknown", f"'{command}' is not a command every ruleset accepts")
@@ -235,14 +247,16 @@ def _add_combatant(
     if command.position is not None:
         _check_free_cell(table, command.position, combatant_id)
     return [
-        CombatantAdded[stats_model](  # type: ignore[valid-type]
-            combatant_id=combatant_id,
-            name=command.name,
-            side=command.side,
-            controller=command.controller,
-            stats=stats,
-            pools=pools_from_stats(stats),
-            position=command.position,
+        ctx.emit(
+            CombatantAdded[stats_model](  # type: ignore[valid-type]
+                combatant_id=combatant_id,
+                name=command.name,
+                side=command.side,
+                controller=command.controller,
+                stats=stats,
+                pools=pools_from_stats(stats),
+                position=command.position,
+            )
         )
     ]
 
@@ -277,7 +291,7 @@ def move_token(table: Table, combatant_id: str, to: Cell, ctx: DecideContext) ->
         raise RuleViolation(
             "map/no-path", f"{mover.name} has no path to ({to.x}, {to.y}) past walls and enemies"
         )
-    return TokenMoved(combatant_id=combatant_id, path=tuple(path.cells), cost=path.cost)
+    return ctx.emit(TokenMoved(combatant_id=combatant_id, path=tuple(path.cells), cost=path.cost))
 
 
 def adjust_pool(
@@ -288,6 +302,7 @@ def adjust_pool(
     set_to: int | None,
     new_max: int | None,
     reason: str | None,
+    ctx: DecideContext,
     gm_override: bool = True,
 ) -> list[Event]:
     combatant = table.combatant(combatant_id)
@@ -304,25 +319,29 @@ def adjust_pool(
     before = pool.current if pool else 0
     after = set_to if set_to is not None else before + (delta or 0)
     events: list[Event] = [
-        ResourceAdjusted(
-            combatant_id=combatant_id,
-            resource=resource,
-            before=before,
-            after=after,
-            max=new_max,
-            reason=reason,
-            gm_override=gm_override,
+        ctx.emit(
+            ResourceAdjusted(
+                combatant_id=combatant_id,
+                resource=resource,
+                before=before,
+                after=after,
+                max=new_max,
+                reason=reason,
+                gm_override=gm_override,
+            )
         )
     ]
     if resource == "hp":
         if after <= 0 < before and not combatant.out_of_fight:
-            events.append(CombatantDowned(combatant_id=combatant_id))
+            events.append(ctx.emit(CombatantDowned(combatant_id=combatant_id)))
         elif before <= 0 < after and combatant.out_of_fight:
-            events.append(CombatantRevived(combatant_id=combatant_id))
+            events.append(ctx.emit(CombatantRevived(combatant_id=combatant_id)))
     return events
 
 
-def tick_conditions(table: Table, turn_of: str, moment: TurnMoment) -> list[Event]:
+def tick_conditions(
+    table: Table, turn_of: str, moment: TurnMoment, ctx: DecideContext
+) -> list[Event]:
     """Timed conditions anchored on `turn_of` lose a round at this moment of its turn."""
     events: list[Event] = []
     for combatant in table.combatants.values():
@@ -332,11 +351,15 @@ def tick_conditions(table: Table, turn_of: str, moment: TurnMoment) -> list[Even
                 continue
             left = condition.rounds - 1
             if left <= 0:
-                events.append(ConditionExpired(combatant_id=combatant.id, condition=condition.name))
+                events.append(
+                    ctx.emit(ConditionExpired(combatant_id=combatant.id, condition=condition.name))
+                )
             else:
                 events.append(
-                    ConditionTicked(
-                        combatant_id=combatant.id, condition=condition.name, rounds_left=left
+                    ctx.emit(
+                        ConditionTicked(
+                            combatant_id=combatant.id, condition=condition.name, rounds_left=left
+                        )
                     )
                 )
     return events
@@ -350,12 +373,14 @@ def roll(table: Table, command: Roll, ctx: DecideContext) -> DiceRolled:
     if command.hidden:
         ctx.require_gm("roll in secret")
     result = ctx.roll(command.expression, purpose=command.purpose)
-    return DiceRolled(
-        expression=result.expression,
-        total=result.total,
-        text=result.text,
-        purpose=command.purpose,
-        combatant_id=command.combatant_id,
-        by=ctx.actor.id,
-        hidden=command.hidden,
+    return ctx.emit(
+        DiceRolled(
+            expression=result.expression,
+            total=result.total,
+            text=result.text,
+            purpose=command.purpose,
+            combatant_id=command.combatant_id,
+            by=ctx.actor.id,
+            hidden=command.hidden,
+        )
     )

@@ -7,10 +7,13 @@ from datetime import UTC, datetime
 import pytest
 
 from service.domain import reactions
+from service.domain.context import GM, DecideContext
+from service.domain.draws import Roller
 from service.domain.errors import RuleViolation
 from service.domain.reactions import ReactionPolicy, ReactionWindow, Requirement
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+CTX = DecideContext(GM, NOW, Roller(seed=bytes(32), version=1))
 TRIGGER = {"kind": "attack", "attacker": "orc", "target": "bramli"}
 RESOURCES = {"bramli": {"REF": 3}, "ayla": {"REF": 1}, "cob": {"REF": 0}}
 
@@ -19,7 +22,7 @@ def opened(policies=None, seconds=30.0):
     return reactions.open_window(
         "w1", TRIGGER,
         {"bramli": ["dodge"], "ayla": ["dodge", "opportunity-attack"], "cob": ["dodge"]},
-        ["ayla", "bramli", "cob"], NOW, seconds, policies or {}, lambda c: RESOURCES[c],
+        ["ayla", "bramli", "cob"], CTX, seconds, policies or {}, lambda c: RESOURCES[c],
     )  # fmt: skip
 
 
@@ -61,7 +64,7 @@ def test_a_zero_second_window_is_answered_only_by_policies():
 def test_the_last_answer_closes_and_resolves_in_the_rulesets_order():
     events = opened()
     for combatant, option in [("cob", "pass"), ("bramli", "dodge"), ("ayla", "opportunity-attack")]:
-        events += reactions.answer(window_after(events), combatant, option)
+        events += reactions.answer(window_after(events), combatant, option, CTX)
     closed = events[-1]
     assert closed.type == "reaction-window-closed"
     assert closed.reactions == (("ayla", "opportunity-attack"), ("bramli", "dodge"))
@@ -76,23 +79,23 @@ def test_the_last_answer_closes_and_resolves_in_the_rulesets_order():
 )
 def test_bad_answers_are_refused(combatant, option, code):
     with pytest.raises(RuleViolation) as caught:
-        reactions.answer(window_after(opened()), combatant, option)
+        reactions.answer(window_after(opened()), combatant, option, CTX)
     assert caught.value.code == code
 
 
 def test_answering_twice_is_refused():
     events = opened()
-    events += reactions.answer(window_after(events), "bramli", "dodge")
+    events += reactions.answer(window_after(events), "bramli", "dodge", CTX)
     with pytest.raises(RuleViolation) as caught:
-        reactions.answer(window_after(events), "bramli", "pass")
+        reactions.answer(window_after(events), "bramli", "pass", CTX)
     assert caught.value.code == "reactions/already-answered"
 
 
 def test_closing_at_the_deadline_resolves_what_was_answered_and_closing_again_is_a_no_op():
     events = opened()
-    events += reactions.answer(window_after(events), "bramli", "dodge")
-    closing = reactions.close(window_after(events), "deadline")
+    events += reactions.answer(window_after(events), "bramli", "dodge", CTX)
+    closing = reactions.close(window_after(events), "deadline", CTX)
     assert closing[0].reactions == (("bramli", "dodge"),)
-    assert reactions.close(window_after([*events, *closing]), "deadline") == []
+    assert reactions.close(window_after([*events, *closing]), "deadline", CTX) == []
     with pytest.raises(RuleViolation):
-        reactions.answer(window_after([*events, *closing]), "ayla", "dodge")
+        reactions.answer(window_after([*events, *closing]), "ayla", "dodge", CTX)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from service.domain.context import DecideContext
 from service.domain.grid import Cell
 from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
@@ -31,7 +30,8 @@ from service.rules.combat_ii.events import (
     SpellCompleted,
     SpellRuined,
 )
-from service.rules.combat_ii.evolve import evolve, fighter
+from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import HALF_SEGMENTS, strike_offset
 from service.rules.combat_ii.state import Casting, CombatIIState, Effect, Intention
 from service.rules.combat_ii.stats import MELEE_SHARE, Weapon, stats_of
@@ -45,18 +45,6 @@ DRAW_SF = 3
 
 
 _SCHEDULED = frozenset({"attack", "touch", "extra", "free"})
-
-
-class Run:
-    """Events decided so far and the state they lead to."""
-
-    def __init__(self, state: CombatIIState, ctx: DecideContext) -> None:
-        self.state, self.ctx, self.events = state, ctx, list[Event]()
-
-    def emit(self, events: list[Event]) -> None:
-        for event in events:
-            self.state = evolve(self.state, event)
-            self.events.append(event)
 
 
 @dataclass(frozen=True)
@@ -290,10 +278,10 @@ def _into_melee(run: Run, strike: Strike) -> Strike:
             break
     run.emit(
         [
-            ShotIntoMelee(
+            run.ctx.emit(ShotIntoMelee(
                 attacker=strike.attacker, intended=target.id, target=chosen, roll=roll,
                 shares=shares,
-            )
+            ))
         ]
     )  # fmt: skip
     return replace(strike, target=chosen)
@@ -312,12 +300,12 @@ def _roll_to_hit(
     severe = state.options.criticals == "tables" and hit and roll != 20 and roll - need >= 10
     run.emit(
         [
-            AttackRolled(
+            ctx.emit(AttackRolled(
                 attacker=strike.attacker, target=strike.target, weapon=strike.weapon,
                 half_segment=half_segment, roll=roll, needed=need, hit=hit, severe=severe,
                 kind=strike.kind, sf=strike.sf if strike.kind in _SCHEDULED else None,
                 track=state.tracks.get(strike.attacker),
-            )
+            ))
         ]
     )  # fmt: skip
     if not hit:
@@ -330,14 +318,15 @@ def _roll_to_hit(
         # §4 Critical Hit 9-10: the additional attack "include[s] opponent's +4 AC penalty":
         # the stun lands before it is rolled.
         stun: list[Event] = [
-            EffectApplied(combatant_id=strike.target, effect=e) for e in outcome.target_effects
+            ctx.emit(EffectApplied(combatant_id=strike.target, effect=e))
+            for e in outcome.target_effects
         ]
         run.emit(stun)
         outcome.target_effects = []
         extra = [replace(strike, kind="extra")]
     if outcome.free_next:
         free = Effect(name="free-attack", until=state.tick + 1)
-        run.emit([EffectApplied(combatant_id=strike.attacker, effect=free)])
+        run.emit([ctx.emit(EffectApplied(combatant_id=strike.attacker, effect=free))])
     return outcome, extra, False
 
 
@@ -356,10 +345,10 @@ def _roll_damage(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_s
     )
     run.emit(
         [
-            DamageRolled(
+            run.ctx.emit(DamageRolled(
                 attacker=strike.attacker, target=strike.target, source=weapon.name,
                 half_segment=half_segment, amount=amount, text=expression, how=how,
-            )
+            ))
         ]
     )  # fmt: skip
     return amount
@@ -393,11 +382,11 @@ def _complete(run: Run, done: Completion, half_segment: int) -> list[spells.Hurt
         aim = spells.aim(state, done.caster, spell, done.target, done.at)
     run.emit(
         [
-            SpellCompleted(
+            run.ctx.emit(SpellCompleted(
                 combatant_id=done.caster, spell=done.spell, target=done.target,
                 half_segment=half_segment, touch=done.touch, at=done.at,
                 affected=aim.affected, out_of_range=aim.out_of_range,
-            )
+            ))
         ]
     )  # fmt: skip
     if spell is None or done.touch:
@@ -414,11 +403,13 @@ def _apply(run: Run, damage: list[tuple[str, int, list[Effect]]], half_segment: 
         reason = f"half-segment {half_segment}"
         if amount:
             table = run.state.table
-            run.emit(adjust_pool(table, target, "hp", -amount, None, None, reason, False))
+            run.emit(adjust_pool(table, target, "hp", -amount, None, None, reason, run.ctx, False))
             hurt.add(target)
             if fighter(run.state, target).effect(ASLEEP) is not None:
-                run.emit([EffectEnded(combatant_id=target, name=ASLEEP)])  # PH: wounds wake
-        run.emit([EffectApplied(combatant_id=target, effect=e) for e in effects])
+                run.emit(
+                    [run.ctx.emit(EffectEnded(combatant_id=target, name=ASLEEP))]
+                )  # PH: wounds wake
+        run.emit([run.ctx.emit(EffectApplied(combatant_id=target, effect=e)) for e in effects])
     for cid in sorted(hurt):
         ruin(run, cid, half_segment, "hurt while casting")
 
@@ -429,8 +420,13 @@ def ruin(run: Run, cid: str, half_segment: int, reason: str) -> None:
     if casting is not None and casting.begun_tick <= run.state.tick:
         run.emit(
             [
-                SpellRuined(
-                    combatant_id=cid, spell=casting.spell, half_segment=half_segment, reason=reason
+                run.ctx.emit(
+                    SpellRuined(
+                        combatant_id=cid,
+                        spell=casting.spell,
+                        half_segment=half_segment,
+                        reason=reason,
+                    )
                 )
             ]
         )

@@ -3,12 +3,13 @@ on the caster's track each phase, completion, holding, and what casting forbids.
 
 from __future__ import annotations
 
+from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.domain.table_rules import adjust_pool
 from service.rules.combat_ii import mana, spells
 from service.rules.combat_ii.abilities import check
-from service.rules.combat_ii.attacks import Completion, Exchange, Run, exchange
+from service.rules.combat_ii.attacks import Completion, Exchange, exchange
 from service.rules.combat_ii.events import (
     CastingDelayed,
     CastingProgressed,
@@ -16,6 +17,7 @@ from service.rules.combat_ii.events import (
     SpellBegun,
 )
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     CT_PER_PHASE,
     ENDPHASE,
@@ -167,14 +169,22 @@ def begin(run: Run, cid: str, intention: Intention) -> None:
     if mine.damaged_tick == state.tick - 1 and state.tick > 1:
         con = stats_of(state.table.combatant(cid)).constitution
         rolled = check(run.ctx, "constitution", con, 0, "concentrate after a hit")
-        run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+        run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
         if not rolled.passed:
-            run.emit([CastingDelayed(combatant_id=cid, spell=spell.name)])
+            run.emit([run.ctx.emit(CastingDelayed(combatant_id=cid, spell=spell.name))])
             begun += 1
     for pool, amount in _can_pay(state, cid, spell).items():
         run.emit(
             adjust_pool(
-                run.state.table, cid, pool, -amount, None, None, f"cast {spell.name}", False
+                run.state.table,
+                cid,
+                pool,
+                -amount,
+                None,
+                None,
+                f"cast {spell.name}",
+                run.ctx,
+                False,
             )
         )
     units = spell.units + (1 if intention.step is not None else 0) + intention.hold
@@ -199,7 +209,13 @@ def begin(run: Run, cid: str, intention: Intention) -> None:
         enhances=spell.blows is not None,
         tangent=spell.tangent,
     )
-    run.emit([SpellBegun(combatant_id=cid, casting=casting, completes=_when(state, casting))])
+    run.emit(
+        [
+            run.ctx.emit(
+                SpellBegun(combatant_id=cid, casting=casting, completes=_when(state, casting))
+            )
+        ]
+    )
 
 
 def _when(state: CombatIIState, casting: Casting) -> str:
@@ -240,7 +256,7 @@ def completions(state: CombatIIState) -> dict[int, list[Completion]]:
     return due
 
 
-def progress(state: CombatIIState) -> list[Event]:
+def progress(state: CombatIIState, ctx: DecideContext) -> list[Event]:
     """At the end of a phase: CT units spent by spells still going; System II one-round
     spells count phases."""
     events: list[Event] = []
@@ -251,26 +267,32 @@ def progress(state: CombatIIState) -> list[Event]:
         if casting.rounds is not None:
             if state.options.phase_system == "II":
                 events.append(
-                    CastingProgressed(
-                        combatant_id=cid, left=casting.left, rounds=casting.rounds - 1
+                    ctx.emit(
+                        CastingProgressed(
+                            combatant_id=cid, left=casting.left, rounds=casting.rounds - 1
+                        )
                     )
                 )
             continue
         if casting.left > CT_PER_PHASE:
             left = casting.left - CT_PER_PHASE
-            events.append(CastingProgressed(combatant_id=cid, left=left, rounds=None))
+            events.append(ctx.emit(CastingProgressed(combatant_id=cid, left=left, rounds=None)))
     return events
 
 
-def after_round(state: CombatIIState, cid: str) -> list[Event]:
+def after_round(state: CombatIIState, cid: str, ctx: DecideContext) -> list[Event]:
     """System I endphase: a spell of several rounds has one fewer to go; a one-round spell
     held past its round goes on in CT units (§2 A Holding a Spell)."""
     casting = fighter(state, cid).casting
     if casting is None or casting.rounds is None:
         return []
     if casting.rounds > 1:
-        return [CastingProgressed(combatant_id=cid, left=casting.left, rounds=casting.rounds - 1)]
-    return [CastingProgressed(combatant_id=cid, left=casting.left, rounds=None)]
+        return [
+            ctx.emit(
+                CastingProgressed(combatant_id=cid, left=casting.left, rounds=casting.rounds - 1)
+            )
+        ]
+    return [ctx.emit(CastingProgressed(combatant_id=cid, left=casting.left, rounds=None))]
 
 
 def finish_round_spells(run: Run) -> None:
@@ -281,7 +303,9 @@ def finish_round_spells(run: Run) -> None:
         if casting is None or casting.rounds != 0:
             continue
         if casting.left > 0:
-            run.emit([CastingProgressed(combatant_id=cid, left=casting.left, rounds=None)])
+            run.emit(
+                [run.ctx.emit(CastingProgressed(combatant_id=cid, left=casting.left, rounds=None))]
+            )
             continue
         done = Completion.of(cid, casting)
         exchange(run, Exchange([], [done]), 6)

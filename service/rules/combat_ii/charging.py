@@ -8,7 +8,7 @@ from service.domain.grid_lines import line
 from service.domain.messages import Event
 from service.rules.combat_ii.abilities import check, skill_roll
 from service.rules.combat_ii.allowance import default_weapons, may_respond
-from service.rules.combat_ii.attacks import Exchange, Run, Strike, exchange
+from service.rules.combat_ii.attacks import Exchange, Strike, exchange
 from service.rules.combat_ii.combatants import (
     FALLEN,
     can_attack,
@@ -30,6 +30,7 @@ from service.rules.combat_ii.paths import (
     stop_short,
     within_cell,
 )
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.state import Effect, Intention
 from service.rules.combat_ii.stats import stats_of
 
@@ -105,10 +106,10 @@ def _emit_path(run: Run, cid: str, path: list[Cell], mode: str) -> None:
     if len(path) > 1:
         run.emit(
             [
-                Moved(
+                run.ctx.emit(Moved(
                     combatant_id=cid, path=tuple(path), mode=mode,
                     half_segment=numbered(run.state),
-                )
+                ))
             ]
         )  # fmt: skip
 
@@ -161,7 +162,7 @@ def _backstab(run: Run, cid: str) -> tuple[int, int]:
     chance = stats.skill_chance("move-silently") or 0
     modifier = skill_modifier(run.state, stats, "move-silently")
     rolled = skill_roll(run.ctx, "move-silently", chance, modifier, "backstab")
-    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+    run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
     return (stats.backstab, BACKSTAB_TO_HIT) if rolled.passed else (1, 0)
 
 
@@ -173,9 +174,9 @@ def _barrel(run: Run, cid: str, target_id: str) -> None:
         fell = False
         for ability, score in (("dexterity", stats.dexterity), ("strength", stats.strength)):
             rolled = check(run.ctx, ability, score, 0, "stay standing after the collision")
-            events.append(CheckRolled(combatant_id=who, check=rolled))
+            events.append(run.ctx.emit(CheckRolled(combatant_id=who, check=rolled)))
             fell = fell or not rolled.passed
         if fell:
             fallen = Effect(name=FALLEN, until=run.state.tick + 1)
-            events.append(EffectApplied(combatant_id=who, effect=fallen))
+            events.append(run.ctx.emit(EffectApplied(combatant_id=who, effect=fallen)))
     run.emit(events)

@@ -100,7 +100,9 @@ def _critical_hit(
             "double maximum total damage; stunned through the next 2 phases; another attack "
             "now and a free attack next phase"
         )
-    return outcome, [CriticalRolled(combatant_id=attacker, kind="hit", d10=d10, result=text)]
+    return outcome, [
+        ctx.emit(CriticalRolled(combatant_id=attacker, kind="hit", d10=d10, result=text))
+    ]
 
 
 def _stun(until: int) -> Effect:
@@ -119,14 +121,14 @@ def on_miss(
     §4 Severity Rules' severe-miss SF penalty."""
     option = state.options.criticals
     if option == "severity":
-        return _severe_miss(state, attacker, weapon, roll, needed)
+        return _severe_miss(state, attacker, weapon, roll, needed, ctx)
     if option == "tables" and roll == 1:
         return _critical_miss(state, ctx, attacker, weapon)
     return []
 
 
 def _severe_miss(
-    state: CombatIIState, attacker: str, weapon: Weapon, roll: int, needed: int
+    state: CombatIIState, attacker: str, weapon: Weapon, roll: int, needed: int, ctx: DecideContext
 ) -> list[Event]:
     """§4 Severe Miss: 5 or more under the number needed adds 1 SF per point beyond ("needs
     17, rolls 10: anything over 12 would have been at no penalty ... 2 points"), at most the
@@ -142,10 +144,10 @@ def _severe_miss(
         effect = Effect(
             name=SEVERE_MISS, until=until, value=penalty, ends_on_attack=True, starts=state.tick
         )
-        events.append(EffectApplied(combatant_id=attacker, effect=effect))
+        events.append(ctx.emit(EffectApplied(combatant_id=attacker, effect=effect)))
     if roll == 1:
         effect = Effect(name=NO_AGILITY, until=until, ends_on_attack=True, starts=state.tick)
-        events.append(EffectApplied(combatant_id=attacker, effect=effect))
+        events.append(ctx.emit(EffectApplied(combatant_id=attacker, effect=effect)))
     return events
 
 
@@ -160,32 +162,33 @@ def _critical_miss(
     result: str
     if d10 <= 4:
         result = "misstep: no movement this phase; AGI check or +2 SF and -1 to hit next phase"
-        events += _effect(attacker, NO_MOVE, tick)
+        events += _effect(attacker, NO_MOVE, tick, ctx)
         events += _agility_or_misstep(state, ctx, attacker)
     elif d10 <= 6:
         result = "fumble: no movement this phase; DEX check or the weapon is dropped"
-        events += _effect(attacker, NO_MOVE, tick)
+        events += _effect(attacker, NO_MOVE, tick, ctx)
         events += _keep_hold(state, ctx, attacker, (weapon.name,), 0)
         events += _agility_or_misstep(state, ctx, attacker)
     elif d10 <= 8:
         result = "fall to knees: no attacks through the next phase, AC +2"
-        events += _effect(attacker, KNEES, tick + 1)
+        events += _effect(attacker, KNEES, tick + 1, ctx)
         events += _keep_hold(state, ctx, attacker, (weapon.name,), -1)
     elif d10 == 9:
         phases = ctx.die(2, "prone: phases") + 1
         result = f"prone for {phases} phases: no attacks or movement, AC +4"
-        events += _effect(attacker, PRONE, tick + phases, on_end="agility-or-knees")
-        events += _effect(attacker, DEFENCELESS, tick + 1)
+        events += _effect(attacker, PRONE, tick + phases, ctx, on_end="agility-or-knees")
+        events += _effect(attacker, DEFENCELESS, tick + 1, ctx)
         events += _keep_hold(state, ctx, attacker, fighter(state, attacker).in_hand, -2)
     else:
         phases = ctx.die(3, "sprawling: phases") + 2
         result = f"sprawling weapon fling for {phases} phases: everything held tumbles away"
-        events += _effect(attacker, SPRAWLED, tick + phases, on_end="agility-or-knees")
-        events += _effect(attacker, DEFENCELESS, tick + 3)
+        events += _effect(attacker, SPRAWLED, tick + phases, ctx, on_end="agility-or-knees")
+        events += _effect(attacker, DEFENCELESS, tick + 3, ctx)
         for held in fighter(state, attacker).in_hand:
             events.append(_tumble(state, ctx, attacker, held))
+    # The table's roll comes first and lists every die of the miss, its checks' too.
     critical = CriticalRolled(combatant_id=attacker, kind="miss", d10=d10, result=result)
-    return [critical, *events]
+    return [ctx.emit_ahead(critical, of=events), *events]
 
 
 def _tumble(state: CombatIIState, ctx: DecideContext, cid: str, held: str) -> WeaponDropped:
@@ -196,7 +199,7 @@ def _tumble(state: CombatIIState, ctx: DecideContext, cid: str, held: str) -> We
     nothing is rolled and the item lies nowhere in particular (the GM places it)."""
     grid, start = state.table.map, state.table.combatant(cid).position
     if grid is None or start is None:
-        return WeaponDropped(combatant_id=cid, weapon=held, how="flung")
+        return ctx.emit(WeaponDropped(combatant_id=cid, weapon=held, how="flung"))
     feet = ctx.die(TUMBLE_DIE, f"tumble: {held} (feet)")
     ways = SIX_WAYS if grid.kind == "hex" else EIGHT_WAYS
     dx, dy = ways[ctx.die(len(ways), f"tumble: {held} (direction)") - 1]
@@ -206,7 +209,7 @@ def _tumble(state: CombatIIState, ctx: DecideContext, cid: str, held: str) -> We
         if not on_map(grid, onward) or terrain_at(grid, onward).kind == "impassable":
             break
         at = onward
-    return WeaponDropped(combatant_id=cid, weapon=held, how="flung", at=at)
+    return ctx.emit(WeaponDropped(combatant_id=cid, weapon=held, how="flung", at=at))
 
 
 def _at_feet(state: CombatIIState, cid: str) -> Cell | None:
@@ -225,33 +228,39 @@ def _missile_fumble(
         result = "missile fumble: the thrown weapon drops within 1 ft"
         at = _at_feet(state, attacker)
         return [
-            CriticalRolled(combatant_id=attacker, kind="miss", d10=0, result=result),
-            WeaponDropped(combatant_id=attacker, weapon=weapon.name, at=at),
+            ctx.emit(CriticalRolled(combatant_id=attacker, kind="miss", d10=0, result=result)),
+            ctx.emit(WeaponDropped(combatant_id=attacker, weapon=weapon.name, at=at)),
         ]
     string = ctx.die(100, "string breakage") <= 50
     missile = ctx.die(100, "missile breakage") <= 50
     parts = [p for p, broke in (("the string", string), ("the missile", missile)) if broke]
     result = "missile fumble: " + (" and ".join(parts) + " broke" if parts else "nothing broke")
     broken = weapon.name if missile else None
-    critical = CriticalRolled(
-        combatant_id=attacker, kind="miss", d10=0, result=result, missile_broken=broken
+    critical = ctx.emit(
+        CriticalRolled(
+            combatant_id=attacker, kind="miss", d10=0, result=result, missile_broken=broken
+        )
     )
     events: list[Event] = [critical]
     if string:
-        events.append(WeaponDropped(combatant_id=attacker, weapon=weapon.name, how="string-broken"))
+        events.append(
+            ctx.emit(WeaponDropped(combatant_id=attacker, weapon=weapon.name, how="string-broken"))
+        )
     return events
 
 
-def _effect(cid: str, name: str, until: int, on_end: str | None = None) -> list[EffectApplied]:
+def _effect(
+    cid: str, name: str, until: int, ctx: DecideContext, on_end: str | None = None
+) -> list[EffectApplied]:
     effect = Effect(name=name, until=until, on_end="agility-or-knees" if on_end else None)
-    return [EffectApplied(combatant_id=cid, effect=effect)]
+    return [ctx.emit(EffectApplied(combatant_id=cid, effect=effect))]
 
 
 def agility_check(state: CombatIIState, ctx: DecideContext, cid: str, purpose: str) -> CheckRolled:
     stats = stats_of(state.table.combatant(cid))
     score = dex_score(state, stats)
     name = "agility" if state.options.agility and stats.agility is not None else "dexterity"
-    return CheckRolled(combatant_id=cid, check=check(ctx, name, score, 0, purpose))
+    return ctx.emit(CheckRolled(combatant_id=cid, check=check(ctx, name, score, 0, purpose)))
 
 
 def _agility_or_misstep(state: CombatIIState, ctx: DecideContext, cid: str) -> list[Event]:
@@ -259,7 +268,7 @@ def _agility_or_misstep(state: CombatIIState, ctx: DecideContext, cid: str) -> l
     if rolled.check.passed:
         return [rolled]
     misstep = Effect(name=MISSTEP, until=state.tick + 1, starts=state.tick + 1)
-    return [rolled, EffectApplied(combatant_id=cid, effect=misstep)]
+    return [rolled, ctx.emit(EffectApplied(combatant_id=cid, effect=misstep))]
 
 
 def _keep_hold(
@@ -269,9 +278,11 @@ def _keep_hold(
     events: list[Event] = []
     for name in held:
         rolled = check(ctx, "dexterity", dexterity, modifier, f"keep hold of {name}")
-        events.append(CheckRolled(combatant_id=cid, check=rolled))
+        events.append(ctx.emit(CheckRolled(combatant_id=cid, check=rolled)))
         if not rolled.passed:
-            events.append(WeaponDropped(combatant_id=cid, weapon=name, at=_at_feet(state, cid)))
+            events.append(
+                ctx.emit(WeaponDropped(combatant_id=cid, weapon=name, at=_at_feet(state, cid)))
+            )
     return events
 
 

@@ -17,7 +17,7 @@ from service.domain.table import Pool
 from service.domain.table_rules import adjust_pool
 from service.rules.combat_ii import mana, phases, recovery
 from service.rules.combat_ii.abilities import skill_roll, surprise_roll
-from service.rules.combat_ii.attacks import Run, ruin
+from service.rules.combat_ii.attacks import ruin
 from service.rules.combat_ii.combatants import SURPRISED, skill_modifier
 from service.rules.combat_ii.commands import Ambush, Cancel, Rest, SkillCheck, Surprise
 from service.rules.combat_ii.events import (
@@ -30,6 +30,7 @@ from service.rules.combat_ii.events import (
 )
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.intentions import actor_of, intention_for
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.state import CombatIIState, Effect
 from service.rules.combat_ii.stats import stats_of
 
@@ -55,11 +56,11 @@ def decide_own(state: CombatIIState, command: Command, ctx: DecideContext) -> li
             "intentions are declared once the fight has started (start-encounter)",
         )
     if isinstance(command, Cancel):
-        return cancel(state, cid)
+        return cancel(state, cid, ctx)
     return phases.declare(state, cid, intention_for(state, command), ctx)
 
 
-def cancel(state: CombatIIState, cid: str) -> list[Event]:
+def cancel(state: CombatIIState, cid: str, ctx: DecideContext) -> list[Event]:
     """§1 E Simultaneous Actions: "the action may be canceled; however, a checked swing or a
     voluntarily interruption of a spell still constitutes an attack or the casting for the
     round". An attack (or touch) or cast declared this phase is called off before the phase
@@ -70,12 +71,14 @@ def cancel(state: CombatIIState, cid: str) -> list[Event]:
     if combatant.out_of_fight:
         raise RuleViolation("intention/out-of-fight", f"{combatant.name} is out of the fight")
     if intention is not None and kind in ("attack", "touch"):
-        return [IntentionCancelled(combatant_id=cid, what="attack", weapons=intention.weapons)]
+        return [
+            ctx.emit(IntentionCancelled(combatant_id=cid, what="attack", weapons=intention.weapons))
+        ]
     if intention is not None and kind == "cast":
-        return [IntentionCancelled(combatant_id=cid, what="cast", spell=intention.spell)]
+        return [ctx.emit(IntentionCancelled(combatant_id=cid, what="cast", spell=intention.spell))]
     casting = fighter(state, cid).casting
     if casting is not None:
-        return [IntentionCancelled(combatant_id=cid, what="spell", spell=casting.spell)]
+        return [ctx.emit(IntentionCancelled(combatant_id=cid, what="spell", spell=casting.spell))]
     raise RuleViolation(
         "cancel/nothing",
         f"{combatant.name} has no attack or spell to cancel: "
@@ -97,7 +100,9 @@ def surprise(state: CombatIIState, command: Surprise, ctx: DecideContext) -> lis
         )
     for cid in (*command.surprised, *command.ambushers):
         state.table.combatant(cid)
-    return [AmbushSet(ambushers=tuple(command.ambushers), surprised=tuple(command.surprised))]
+    return [
+        ctx.emit(AmbushSet(ambushers=tuple(command.ambushers), surprised=tuple(command.surprised)))
+    ]
 
 
 def ambush(state: CombatIIState, command: Ambush, ctx: DecideContext) -> list[Event]:
@@ -117,12 +122,16 @@ def ambush(state: CombatIIState, command: Ambush, ctx: DecideContext) -> list[Ev
             )
     bonus = 1 if fighter(state, cid).casting is not None else 0
     rolled = surprise_roll(ctx, bonus, f"ambush on {bushwhacked.name}")
-    events: list[Event] = [CheckRolled(combatant_id=cid, check=rolled)]
+    events: list[Event] = [ctx.emit(CheckRolled(combatant_id=cid, check=rolled))]
     until = state.tick + 1
     if not rolled.passed:
-        events.append(EffectApplied(combatant_id=cid, effect=Effect(name=SURPRISED, until=until)))
+        events.append(
+            ctx.emit(EffectApplied(combatant_id=cid, effect=Effect(name=SURPRISED, until=until)))
+        )
     elif command.by:
-        events.append(ReturnReady(combatant_id=cid, against=tuple(command.by), until=until))
+        events.append(
+            ctx.emit(ReturnReady(combatant_id=cid, against=tuple(command.by), until=until))
+        )
     return events
 
 
@@ -152,7 +161,7 @@ def skill_check(state: CombatIIState, command: SkillCheck, ctx: DecideContext) -
         )
     modifier = skill_modifier(state, stats, skill)
     rolled = skill_roll(ctx, skill, chance, modifier, "called for by the GM")
-    return [CheckRolled(combatant_id=cid, check=rolled)]
+    return [ctx.emit(CheckRolled(combatant_id=cid, check=rolled))]
 
 
 def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]:
@@ -189,13 +198,13 @@ def rest(state: CombatIIState, command: Rest, ctx: DecideContext) -> list[Event]
         table = state.table
         for pool, amount in sorted(got.restored.items()):
             if amount:
-                events += adjust_pool(table, cid, pool, amount, None, None, "rest", False)
+                events += adjust_pool(table, cid, pool, amount, None, None, "rest", ctx, False)
         events.append(
-            Rested(
+            ctx.emit(Rested(
                 combatant_id=cid, hours=command.hours, minutes=got.minutes_used,
                 restored=got.restored, counted=got.counted, new_day=command.new_day,
                 interrupted_after=got.interrupted_after,
-            )
+            ))
         )  # fmt: skip
     return events
 
@@ -216,7 +225,7 @@ def follow_up(
             case ClockExpired(clock_id=phases.CLOCK) if run.state.stage == "intentions":
                 run.emit(phases.timed_out(run.state, ctx))
             case CombatantAdded():
-                run.emit(mana_pools(run.state, event.combatant_id))
+                run.emit(mana_pools(run.state, event.combatant_id, ctx))
     return run.events
 
 
@@ -232,7 +241,7 @@ def daily_limit(pools: dict[str, Pool]) -> int:
     return total
 
 
-def mana_pools(state: CombatIIState, cid: str) -> list[Event]:
+def mana_pools(state: CombatIIState, cid: str, ctx: DecideContext) -> list[Event]:
     """§5: a caster's mana pools (or slots) under the encounter's mana system."""
     stats = stats_of(state.table.combatant(cid))
     if stats.caster is None or state.options.mana == "none":
@@ -246,5 +255,5 @@ def mana_pools(state: CombatIIState, cid: str) -> list[Event]:
     events: list[Event] = []
     table = state.table
     for name, pool in sorted(pools.items()):
-        events += adjust_pool(table, cid, name, None, pool.current, pool.max, "mana", False)
+        events += adjust_pool(table, cid, name, None, pool.current, pool.max, "mana", ctx, False)
     return events

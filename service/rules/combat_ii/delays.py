@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from service.domain.context import DecideContext
 from service.domain.messages import Event
 from service.rules.combat_ii.events import SequenceSet
 from service.rules.combat_ii.evolve import fighter
@@ -183,7 +184,7 @@ def allowed(
     return sequence[place(sequence, mine.sequence)]
 
 
-def after_phase(state: CombatIIState) -> list[Event]:
+def after_phase(state: CombatIIState, ctx: DecideContext) -> list[Event]:
     """§3 C: after an attack the sequence moves on (delays included); a phase in which one
     could have attacked and did not starts the sequence over ("in the event of an unexpected
     or even voluntary phase delay, the sequence starts over"). §3 B: a completed spell and a
@@ -194,13 +195,13 @@ def after_phase(state: CombatIIState) -> list[Event]:
     for cid in sorted(state.fighters):
         if cid not in state.table.combatants:
             continue
-        event = _next(state, cid)
+        event = _next(state, cid, ctx)
         if event is not None:
             events.append(event)
     return events
 
 
-def _next(state: CombatIIState, cid: str) -> SequenceSet | None:
+def _next(state: CombatIIState, cid: str, ctx: DecideContext) -> SequenceSet | None:
     mine = fighter(state, cid)
     tick = state.tick
     sequence = sequence_of(state, cid, *_declared(state, cid))
@@ -239,12 +240,14 @@ def _next(state: CombatIIState, cid: str) -> SequenceSet | None:
     )  # fmt: skip
     if not changed:
         return None
-    return SequenceSet(
-        combatant_id=cid,
-        sequence=position,
-        rest_until=rest,
-        cast_rest_until=cast_rest,
-        spells_in_row=in_row,
+    return ctx.emit(
+        SequenceSet(
+            combatant_id=cid,
+            sequence=position,
+            rest_until=rest,
+            cast_rest_until=cast_rest,
+            spells_in_row=in_row,
+        )
     )
 
 

@@ -64,8 +64,10 @@ def roll(state: CombatIIState, ctx: DecideContext) -> list[Event]:
         scores[combatant.id] = score
         tracks[combatant.id] = _track(group == winner, score, min(others, default=None))
     return [
-        InitiativeRolled(
-            rolls=rolls, rerolled=tuple(rerolled), winner=winner, tracks=tracks, scores=scores
+        ctx.emit(
+            InitiativeRolled(
+                rolls=rolls, rerolled=tuple(rerolled), winner=winner, tracks=tracks, scores=scores
+            )
         )
     ]
 

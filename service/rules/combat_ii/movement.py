@@ -13,7 +13,7 @@ from service.domain.frozen import replace
 from service.domain.grid import Cell
 from service.domain.table import Combatant
 from service.rules.combat_ii.abilities import check
-from service.rules.combat_ii.attacks import Completion, Exchange, Run, Strike, exchange
+from service.rules.combat_ii.attacks import Completion, Exchange, Strike, exchange
 from service.rules.combat_ii.charging import charge
 from service.rules.combat_ii.combatants import (
     CHARGING,
@@ -45,6 +45,7 @@ from service.rules.combat_ii.paths import (
     speeds,
     stop_short,
 )
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     HALF_SEGMENTS,
     least_per_half_segment,
@@ -66,15 +67,15 @@ def start(run: Run) -> None:
             intention = _held_back(run, cid, intention.alongside)
         if intention.kind not in MOVING:
             if mine.factor and intention.kind != "continue":
-                run.emit([SpeedChanged(combatant_id=cid, factor=0)])
+                run.emit([run.ctx.emit(SpeedChanged(combatant_id=cid, factor=0))])
             continue
         intention = _accelerate(run, cid, intention)
         now, _ = speeds(state, cid, intention)
         if now != mine.factor:
-            run.emit([SpeedChanged(combatant_id=cid, factor=now)])
+            run.emit([run.ctx.emit(SpeedChanged(combatant_id=cid, factor=now))])
         if intention.kind == "charge":
             charging = Effect(name=CHARGING, until=state.tick)
-            run.emit([EffectApplied(combatant_id=cid, effect=charging)])
+            run.emit([run.ctx.emit(EffectApplied(combatant_id=cid, effect=charging))])
 
 
 def _partnered(state: CombatIIState, cid: str, intention: Intention) -> bool:
@@ -91,7 +92,13 @@ def _held_back(run: Run, cid: str, foe_id: str) -> Intention:
     standing = Intention(kind="stand")
     reason = f"{foe} did not move alongside: no parallel movement (§2 D)"
     run.emit(
-        [IntentionDeclared(combatant_id=cid, intention=standing, automatic=True, reason=reason)]
+        [
+            run.ctx.emit(
+                IntentionDeclared(
+                    combatant_id=cid, intention=standing, automatic=True, reason=reason
+                )
+            )
+        ]
     )
     return standing
 
@@ -112,11 +119,11 @@ def _accelerate(run: Run, cid: str, intention: Intention) -> Intention:
         return intention
     strength = stats_of(run.state.table.combatant(cid)).strength
     rolled = check(run.ctx, "strength", strength, 0, f"accelerate to {now}x MV")
-    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+    run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
     if rolled.passed:
         return intention
     held = replace(intention, {"speed": max(began, RUNNING - 1)})
-    run.emit([IntentionDeclared(combatant_id=cid, intention=held, automatic=True)])
+    run.emit([run.ctx.emit(IntentionDeclared(combatant_id=cid, intention=held, automatic=True))])
     return held
 
 
@@ -146,7 +153,9 @@ def _one_square(run: Run, cid: str, cell: Cell, mode: str, offset: int) -> None:
         return
     walked = [mover.position, cell]
     number = numbered(run.state, offset)
-    run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
+    run.emit(
+        [run.ctx.emit(Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number))]
+    )
     entered(run, cid, walked[-1:], offset)
 
 
@@ -334,7 +343,7 @@ def _settle_speed(run: Run, cid: str, intention: Intention) -> None:
     if run.state.options.incremental_movement and intention.kind == "move":
         after = min(after, _kept_speed(run, cid))
     if fighter(run.state, cid).factor not in (after, 0):
-        run.emit([SpeedChanged(combatant_id=cid, factor=after)])
+        run.emit([run.ctx.emit(SpeedChanged(combatant_id=cid, factor=after))])
 
 
 def _kept_speed(run: Run, cid: str) -> int:
@@ -390,7 +399,13 @@ def _walk(run: Run, cid: str, intention: Intention, budget: int, offset: int | N
     if len(walked) > 1:
         mode = intention.mode if intention.kind == "move" else "normal"
         number = numbered(state, offset if offset is not None else MOVEMENT_HALF_SEGMENT)
-        run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
+        run.emit(
+            [
+                run.ctx.emit(
+                    Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)
+                )
+            ]
+        )
 
 
 def _free_attacks(run: Run, mover: Combatant, behind: str | None) -> None:
@@ -404,7 +419,9 @@ def _free_attacks(run: Run, mover: Combatant, behind: str | None) -> None:
     foes = engaged_with(state, mover)
     blocked = _interposed(state, behind, foes)
     if behind is not None and blocked:
-        run.emit([Interposed(combatant_id=behind, fleer=mover.id, foes=tuple(blocked))])
+        run.emit(
+            [run.ctx.emit(Interposed(combatant_id=behind, fleer=mover.id, foes=tuple(blocked)))]
+        )
     for foe in foes:
         if foe.id in blocked:
             continue

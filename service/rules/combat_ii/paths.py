@@ -11,7 +11,7 @@ from service.domain.grid import Cell
 from service.domain.grid_paths import find_path
 from service.rules.combat_ii.abilities import check, surprise_roll
 from service.rules.combat_ii.allowance import attacks_left
-from service.rules.combat_ii.attacks import Exchange, Run, Strike, exchange
+from service.rules.combat_ii.attacks import Exchange, Strike, exchange
 from service.rules.combat_ii.combatants import (
     FALLEN,
     SURPRISED,
@@ -27,6 +27,7 @@ from service.rules.combat_ii.events import (
     SpeedChanged,
 )
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     HALF_SEGMENTS,
     half_segment,
@@ -80,13 +81,16 @@ def stop_short(run: Run, cid: str, intention: Intention) -> bool:
     dexterity = stats_of(run.state.table.combatant(cid)).dexterity
     modifier = -intention.stop_short
     rolled = check(run.ctx, "dexterity", dexterity, modifier, "stop short")
-    run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+    run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
     if rolled.passed:
         return True
     phases = run.ctx.die(4, "fallen: phases")
     fallen = Effect(name=FALLEN, until=run.state.tick + phases)
     run.emit(
-        [EffectApplied(combatant_id=cid, effect=fallen), SpeedChanged(combatant_id=cid, factor=0)]
+        [
+            run.ctx.emit(EffectApplied(combatant_id=cid, effect=fallen)),
+            run.ctx.emit(SpeedChanged(combatant_id=cid, factor=0)),
+        ]
     )
     return False
 
@@ -153,7 +157,13 @@ def entered(
             continue
         ambush = foe_fighter.ambush and not covering
         if len(walked) > 1:
-            run.emit([Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)])
+            run.emit(
+                [
+                    run.ctx.emit(
+                        Moved(combatant_id=cid, path=tuple(walked), mode=mode, half_segment=number)
+                    )
+                ]
+            )
             del walked[:-1]
         kind = "cover" if covering else "set"
         exchange(run, Exchange([Strike(foe_id, cid, weapon.name, number, 0, kind=kind)]), number)
@@ -162,12 +172,12 @@ def entered(
         if covering:
             _answer(run, cid, foe_id, number, missile=True)
             rolled = surprise_roll(run.ctx, 0, "caught in a covered area")
-            run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+            run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
             if not rolled.passed:
                 return False
         elif ambush:
             rolled = surprise_roll(run.ctx, 0, "counterattack an ambush")
-            run.emit([CheckRolled(combatant_id=cid, check=rolled)])
+            run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
             if rolled.passed:
                 _answer(run, cid, foe_id, number, missile=False)
     return True

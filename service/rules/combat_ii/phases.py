@@ -10,7 +10,7 @@ from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.rules.combat_ii import attacks, casting, delays, initiative, movement
 from service.rules.combat_ii.abilities import check
-from service.rules.combat_ii.attacks import Exchange, Run, Strike
+from service.rules.combat_ii.attacks import Exchange, Strike
 from service.rules.combat_ii.combatants import SURPRISED, can_attack, can_move
 from service.rules.combat_ii.criticals import agility_check
 from service.rules.combat_ii.events import (
@@ -26,6 +26,7 @@ from service.rules.combat_ii.events import (
     WeaponReadied,
 )
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import (
     ENDPHASE,
     HALF_SEGMENTS,
@@ -49,7 +50,7 @@ def begin(state: CombatIIState, ctx: DecideContext) -> list[Event]:
 def _new_round(run: Run) -> None:
     if run.state.round:
         run.emit(_winded(run))
-    run.emit([RoundBegan(round=run.state.round + 1)])
+    run.emit([run.ctx.emit(RoundBegan(round=run.state.round + 1))])
     run.emit(initiative.roll(run.state, run.ctx))
     _open_phase(run, 1)
 
@@ -66,9 +67,9 @@ def _winded(run: Run) -> list[Event]:
             continue
         con = stats_of(combatant).constitution
         rolled = check(run.ctx, "constitution", con, 2 - mine.top_factor, "keep running")
-        events.append(CheckRolled(combatant_id=cid, check=rolled))
+        events.append(run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled)))
         if not rolled.passed and mine.factor > 1:
-            events.append(SpeedChanged(combatant_id=cid, factor=1))
+            events.append(run.ctx.emit(SpeedChanged(combatant_id=cid, factor=1)))
     return events
 
 
@@ -77,16 +78,18 @@ def _open_phase(run: Run, phase: int) -> None:
     system = state.options.phase_system
     tick = state.tick + (0 if phase == ENDPHASE else 1)
     label = phase_label(system, phase)
-    run.emit([PhaseBegan(round=state.round, phase=phase, label=label, tick=tick)])
+    run.emit([run.ctx.emit(PhaseBegan(round=state.round, phase=phase, label=label, tick=tick))])
     if phase == ENDPHASE:
         _endphase(run)
         return
     for cid, intention in sorted(automatic(run.state).items()):
-        run.emit([IntentionDeclared(combatant_id=cid, intention=intention, automatic=True)])
+        run.emit(
+            [run.ctx.emit(IntentionDeclared(combatant_id=cid, intention=intention, automatic=True))]
+        )
     seconds = run.state.options.intention_seconds
     if seconds is not None and waiting(run.state):
         clocks = run.state.table.clocks
-        clock = start_clock(clocks, CLOCK, seconds, run.ctx.now, label=f"phase {label} intentions")
+        clock = start_clock(clocks, CLOCK, seconds, run.ctx, label=f"phase {label} intentions")
         run.emit([clock])
     _resolve_when_ready(run)
 
@@ -98,7 +101,7 @@ def timed_out(state: CombatIIState, ctx: DecideContext) -> list[Event]:
     while run.state.stage == "intentions" and waiting(run.state):
         cid = waiting(run.state)[0]
         stand = Intention(kind="stand")
-        run.emit([IntentionDeclared(combatant_id=cid, intention=stand, automatic=True)])
+        run.emit([ctx.emit(IntentionDeclared(combatant_id=cid, intention=stand, automatic=True))])
     _resolve_when_ready(run)
     return run.events
 
@@ -161,7 +164,7 @@ def declare(
             rule=SECTION,
         )
     run = Run(state, ctx)
-    run.emit([IntentionDeclared(combatant_id=cid, intention=intention)])
+    run.emit([ctx.emit(IntentionDeclared(combatant_id=cid, intention=intention))])
     _resolve_when_ready(run)
     return run.events
 
@@ -182,7 +185,7 @@ def _resolve_when_ready(run: Run) -> None:
 def _resolve_phase(run: Run) -> None:
     """§1 D-F: begin the declared spells, count the six half-segments (attacks and spells of
     a half-segment together), then move; then the phase ends."""
-    run.emit(stop_clock(run.state.table.clocks, CLOCK))
+    run.emit(stop_clock(run.state.table.clocks, CLOCK, run.ctx))
     state = run.state
     for cid, intention in sorted(state.intentions.items()):
         if intention.kind == "cast":
@@ -191,14 +194,22 @@ def _resolve_phase(run: Run) -> None:
             what = "cover" if intention.kind == "cover-area" else intention.what or "set"
             weapon = intention.weapons[0]
             run.emit(
-                [WeaponReadied(combatant_id=cid, what=what, ready=weapon, cells=intention.cells)]
+                [
+                    run.ctx.emit(
+                        WeaponReadied(
+                            combatant_id=cid, what=what, ready=weapon, cells=intention.cells
+                        )
+                    )
+                ]
             )
         elif intention.kind == "attack" and intention.draw is not None:
-            run.emit([WeaponReadied(combatant_id=cid, what="swap", weapon=intention.draw)])
+            run.emit(
+                [run.ctx.emit(WeaponReadied(combatant_id=cid, what="swap", weapon=intention.draw))]
+            )
         elif (
             intention.kind in ("attack", "charge", "move", "cast") and fighter(run.state, cid).ready
         ):
-            run.emit([ReadyEnded(combatant_id=cid)])
+            run.emit([run.ctx.emit(ReadyEnded(combatant_id=cid))])
     movement.start(run)
     movement.reposition(run)
     strikes = _strikes(run.state)
@@ -215,12 +226,12 @@ def _resolve_phase(run: Run) -> None:
             movement.step(run, offset)
     if not run.state.options.incremental_movement:
         movement.resolve(run)
-    run.emit(casting.progress(run.state))
-    run.emit(_prepared(run.state))
+    run.emit(casting.progress(run.state, run.ctx))
+    run.emit(_prepared(run.state, run.ctx))
     _end_phase(run)
 
 
-def _prepared(state: CombatIIState) -> list[Event]:
+def _prepared(state: CombatIIState, ctx: DecideContext) -> list[Event]:
     """§2 E: a phase of preparation readies what was prepared, at the phase's end."""
     events: list[Event] = []
     for cid, intention in sorted(state.intentions.items()):
@@ -230,7 +241,7 @@ def _prepared(state: CombatIIState) -> list[Event]:
             continue
         weapon = intention.weapons[0] if intention.weapons else None
         events.append(
-            WeaponReadied(combatant_id=cid, what=intention.what or "other", weapon=weapon)
+            ctx.emit(WeaponReadied(combatant_id=cid, what=intention.what or "other", weapon=weapon))
         )
     return events
 
@@ -267,8 +278,8 @@ def _end_phase(run: Run) -> None:
     if system == "II":
         casting.finish_round_spells(run)
     run.emit(_expire(run))
-    run.emit(delays.after_phase(run.state))
-    run.emit([PhaseEnded(round=state.round, phase=state.phase, tick=state.tick)])
+    run.emit(delays.after_phase(run.state, run.ctx))
+    run.emit([run.ctx.emit(PhaseEnded(round=state.round, phase=state.phase, tick=state.tick))])
     if run.state.table.phase != "running":
         return
     if system == "II":
@@ -289,13 +300,13 @@ def _expire(run: Run) -> list[Event]:
         for effect in fighter(state, cid).effects:
             if effect.until > state.tick:
                 continue
-            events.append(EffectEnded(combatant_id=cid, name=effect.name))
+            events.append(run.ctx.emit(EffectEnded(combatant_id=cid, name=effect.name)))
             if effect.on_end == "agility-or-knees" and cid in state.table.combatants:
                 rolled = agility_check(state, run.ctx, cid, "regain footing")
                 events.append(rolled)
                 if not rolled.check.passed:
                     knees = Effect(name="knees", until=state.tick + 1)
-                    events.append(EffectApplied(combatant_id=cid, effect=knees))
+                    events.append(run.ctx.emit(EffectApplied(combatant_id=cid, effect=knees)))
     return events
 
 
@@ -310,11 +321,11 @@ def _endphase(run: Run) -> None:
             if spell is None or spell.rounds is None or run.state.tracks.get(cid) != track:
                 continue
             if spell.rounds > 1 or spell.left > 0:
-                run.emit(casting.after_round(run.state, cid))
+                run.emit(casting.after_round(run.state, cid, run.ctx))
                 continue
             number = half_segment(ENDPHASE, endphase_offset(track))
             done = attacks.Completion.of(cid, spell)
             attacks.exchange(run, Exchange([], [done]), number)
-    run.emit([PhaseEnded(round=state.round, phase=ENDPHASE, tick=state.tick)])
+    run.emit([run.ctx.emit(PhaseEnded(round=state.round, phase=ENDPHASE, tick=state.tick))])
     if run.state.table.phase == "running":
         _new_round(run)

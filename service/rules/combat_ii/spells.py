@@ -12,19 +12,16 @@ being three phases (§3 B Spell Duration). §4 Agility: AGI gives the Defensive 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, distance, on_map
 from service.rules.combat_ii.combatants import ENHANCED_BLOWS, dex_score
 from service.rules.combat_ii.events import DamageRolled, SaveRolled, TangentEstablished
 from service.rules.combat_ii.evolve import fighter
+from service.rules.combat_ii.run import Run
 from service.rules.combat_ii.schedule import ACTION_PHASES
 from service.rules.combat_ii.state import CombatIIState, Effect
 from service.rules.combat_ii.stats import Spell, stats_of
-
-if TYPE_CHECKING:
-    from service.rules.combat_ii.attacks import Run
 
 SECTION = "combat-ii §2 A Spellcasting"
 CONTACT = 3
@@ -163,10 +160,10 @@ def resist(
             how += ", saved for half" if half else ", negated by a save"
         run.emit(
             [
-                DamageRolled(
+                run.ctx.emit(DamageRolled(
                     attacker=cid, target=target, source=spell.name, half_segment=half_segment,
                     amount=dealt, text=damage.text, how=how,
-                )
+                ))
             ]
         )  # fmt: skip
     effects: list[Effect] = []
@@ -189,8 +186,10 @@ def _tangent(run: Run, cid: str, target: str) -> None:
     made = min(CONTACT, fighter(run.state, cid).tangents.get(target, 0) + 1)
     run.emit(
         [
-            TangentEstablished(
-                combatant_id=cid, target=target, tangents=made, contact=made >= CONTACT
+            run.ctx.emit(
+                TangentEstablished(
+                    combatant_id=cid, target=target, tangents=made, contact=made >= CONTACT
+                )
             )
         ]
     )
@@ -213,10 +212,10 @@ def saving_throw(run: Run, cid: str, spell: Spell) -> bool:
     saved = roll + bonus >= needed
     run.emit(
         [
-            SaveRolled(
+            run.ctx.emit(SaveRolled(
                 combatant_id=cid, spell=spell.name, against=kind, roll=roll, bonus=bonus,
                 needed=needed, saved=saved,
-            )
+            ))
         ]
     )  # fmt: skip
     return saved

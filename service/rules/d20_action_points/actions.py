@@ -97,9 +97,9 @@ def begin_action(state: D20State, cid: str, action: ActionName, ctx: DecideConte
         )
     if state.options.action_points:
         left = action_points.spend(turn.points, action)
-        return [ActionTaken(combatant_id=cid, action=action, points=turn.points - left)]
+        return [ctx.emit(ActionTaken(combatant_id=cid, action=action, points=turn.points - left))]
     taken = action_points.take_action(turn.actions, action, heroic_point=turn.allowed > 1)
-    return [ActionTaken(combatant_id=cid, action=action, counts=taken > turn.actions)]
+    return [ctx.emit(ActionTaken(combatant_id=cid, action=action, counts=taken > turn.actions))]
 
 
 # --- movement ---------------------------------------------------------------------------
@@ -159,8 +159,10 @@ def move(state: D20State, command: Move, ctx: DecideContext) -> list[Event]:
     action: ActionName = "run" if command.run else "move"
     paid = begin_action(state, command.combatant_id, action, ctx)
     path, walked, allowed = travel(state, command.combatant_id, action, command.to, command.feet)
-    moved = Moved(
-        combatant_id=command.combatant_id, how=action, feet=walked, allowed=allowed, path=path
+    moved = ctx.emit(
+        Moved(
+            combatant_id=command.combatant_id, how=action, feet=walked, allowed=allowed, path=path
+        )
     )
     return [*paid, moved]
 
@@ -190,7 +192,10 @@ def crawl(state: D20State, cid: str, to: Cell | None, ctx: DecideContext) -> lis
             raise RuleViolation("map/occupied", f"someone already stands at {to}")
         path = (combatant.position, to)
     feet = action_points.CRAWL_FEET
-    return [*paid, Moved(combatant_id=cid, how="crawl", feet=feet, allowed=feet, path=path)]
+    return [
+        *paid,
+        ctx.emit(Moved(combatant_id=cid, how="crawl", feet=feet, allowed=feet, path=path)),
+    ]
 
 
 def stand_up(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
@@ -201,7 +206,7 @@ def stand_up(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
             f"{combatant.name} is already standing",
             rule=action_points.ACTION_POINTS,
         )
-    return [*begin_action(state, cid, "stand-up", ctx), StoodUp(combatant_id=cid)]
+    return [*begin_action(state, cid, "stand-up", ctx), ctx.emit(StoodUp(combatant_id=cid))]
 
 
 def drop_prone(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
@@ -210,7 +215,7 @@ def drop_prone(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
         raise RuleViolation(
             "prone/already", f"{combatant.name} is already prone", rule=action_points.ACTION_POINTS
         )
-    return [*begin_action(state, cid, "drop-prone", ctx), DroppedProne(combatant_id=cid)]
+    return [*begin_action(state, cid, "drop-prone", ctx), ctx.emit(DroppedProne(combatant_id=cid))]
 
 
 def drop_item(state: D20State, cid: str, name: str | None, ctx: DecideContext) -> list[Event]:
@@ -228,7 +233,7 @@ def drop_item(state: D20State, cid: str, name: str | None, ctx: DecideContext) -
         )
     return [
         *begin_action(state, cid, "drop-item", ctx),
-        ItemDropped(combatant_id=cid, weapon=weapon),
+        ctx.emit(ItemDropped(combatant_id=cid, weapon=weapon)),
     ]
 
 
@@ -245,7 +250,7 @@ def equip_item(state: D20State, command: EquipItem, ctx: DecideContext) -> list[
         )
     if command.weapon is None:
         paid = begin_action(state, cid, "equip-item", ctx)
-        return [*paid, ItemEquipped(combatant_id=cid, description=command.description)]
+        return [*paid, ctx.emit(ItemEquipped(combatant_id=cid, description=command.description))]
     arms = state.arms.get(cid)
     carried = arms.weapon(command.weapon) if arms is not None else None
     picked = False
@@ -259,8 +264,10 @@ def equip_item(state: D20State, command: EquipItem, ctx: DecideContext) -> list[
             rule=action_points.ACTION_POINTS,
         )
     paid = begin_action(state, cid, "equip-item", ctx)
-    equipped = ItemEquipped(
-        combatant_id=cid, weapon=carried, picked_up=picked, description=command.description
+    equipped = ctx.emit(
+        ItemEquipped(
+            combatant_id=cid, weapon=carried, picked_up=picked, description=command.description
+        )
     )
     return [*paid, equipped]
 
@@ -282,7 +289,7 @@ def _lying_near(state: D20State, combatant: Combatant, name: str) -> Any:
 
 
 def talk(state: D20State, cid: str, text: str, ctx: DecideContext) -> list[Event]:
-    return [*begin_action(state, cid, "talk", ctx), Talked(combatant_id=cid, text=text)]
+    return [*begin_action(state, cid, "talk", ctx), ctx.emit(Talked(combatant_id=cid, text=text))]
 
 
 # --- attacks ----------------------------------------------------------------------------
@@ -379,22 +386,24 @@ def cast_spell(state: D20State, command: CastSpell, ctx: DecideContext) -> list[
     damage = None
     if casting.outcome == "cast" and spell.damage is not None and command.target is not None:
         damage = max(0, ctx.roll(spell.damage, purpose=f"damage: {spell.name}").total)
-    cast = SpellCast(
-        combatant_id=cid,
-        spell=spell.name,
-        target=command.target,
-        natural=natural,
-        modifier=modifier,
-        total=natural + modifier,
-        dc=spells.casting_dc(entry),
-        outcome="cast" if casting.outcome == "cast" else "failed",
-        mana=entry.cost,
-        damage=damage,
+    cast = ctx.emit(
+        SpellCast(
+            combatant_id=cid,
+            spell=spell.name,
+            target=command.target,
+            natural=natural,
+            modifier=modifier,
+            total=natural + modifier,
+            dc=spells.casting_dc(entry),
+            outcome="cast" if casting.outcome == "cast" else "failed",
+            mana=entry.cost,
+            damage=damage,
+        )
     )
     events: list[Event] = [*paid, cast]
     if entry.cost:
         events += adjust_pool(
-            state.table, cid, "mana", -entry.cost, None, None, spell.name, gm_override=False
+            state.table, cid, "mana", -entry.cost, None, None, spell.name, ctx, gm_override=False
         )
     if damage and command.target is not None:
         events += hurt(applied(state, events), command.target, damage, ctx, spell.name)
@@ -425,7 +434,7 @@ def ready(state: D20State, command: Ready, ctx: DecideContext) -> list[Event]:
         description=command.description,
         round=state.round,
     )
-    return [*paid, ActionReadied(combatant_id=cid, readied=readied)]
+    return [*paid, ctx.emit(ActionReadied(combatant_id=cid, readied=readied))]
 
 
 def trigger_readied(
@@ -448,7 +457,7 @@ def trigger_readied(
             rule=action_points.ACTION_POINTS,
         )
     state.table.combatant(chosen)
-    return [ReadiedTriggered(combatant_id=cid, target=chosen)]
+    return [ctx.emit(ReadiedTriggered(combatant_id=cid, target=chosen))]
 
 
 # --- Special Combat Moves and Actions ---------------------------------------------------
@@ -480,8 +489,10 @@ def charge(state: D20State, command: Charge, ctx: DecideContext) -> list[Event]:
         )
     paid = begin_action(state, cid, "charge", ctx)
     path, walked, allowed = travel(state, cid, "charge", command.to, command.feet)
-    moved = Moved(combatant_id=cid, how="charge", feet=walked, allowed=allowed, path=path)
-    charged = Charged(combatant_id=cid, target=command.target, until_round=state.round + 1)
+    moved = ctx.emit(Moved(combatant_id=cid, how="charge", feet=walked, allowed=allowed, path=path))
+    charged = ctx.emit(
+        Charged(combatant_id=cid, target=command.target, until_round=state.round + 1)
+    )
     events: list[Event] = [*paid, moved, charged]
     made = strike(applied(state, events), cid, command.target, weapon, ctx, charge=True)
     return [*events, *made]
@@ -547,11 +558,13 @@ def disarm(state: D20State, cid: str, target_id: str, ctx: DecideContext) -> lis
     success = rolls["total"] > rolls["target_total"]
     mine = state.arms.get(cid)
     unarmed = mine is None or mine.wielding is None
-    rolled = DisarmRolled(
-        **rolls,
-        success=success,
-        weapon=weapon if success else None,
-        taken=success and unarmed,
+    rolled = ctx.emit(
+        DisarmRolled(
+            **rolls,
+            success=success,
+            weapon=weapon if success else None,
+            taken=success and unarmed,
+        )
     )
     return [*paid, rolled]
 
@@ -576,7 +589,7 @@ def grapple(state: D20State, cid: str, target_id: str, ctx: DecideContext) -> li
     rolls = _opposed(state, me, target, "grapple", ctx, disarm=False)
     margin = rolls["total"] - rolls["target_total"]
     outcome = "failed" if margin <= 0 else "pinned" if margin >= PIN_MARGIN else "grappled"
-    return [*paid, GrappleRolled(**rolls, outcome=outcome)]
+    return [*paid, ctx.emit(GrappleRolled(**rolls, outcome=outcome))]
 
 
 def break_free(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
@@ -589,7 +602,10 @@ def break_free(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
     paid = begin_action(state, cid, "break-free", ctx)
     grappler = state.table.combatants[grappler_id]
     rolls = _opposed(state, me, grappler, "breaking the grapple", ctx, disarm=False)
-    return [*paid, BreakFreeRolled(**rolls, success=rolls["total"] > rolls["target_total"])]
+    return [
+        *paid,
+        ctx.emit(BreakFreeRolled(**rolls, success=rolls["total"] > rolls["target_total"])),
+    ]
 
 
 def release(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
@@ -600,7 +616,7 @@ def release(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
             "grapple/holding-nobody", f"{me.name} is grappling nobody", rule=SPECIAL_MOVES
         )
     paid = begin_action(state, cid, "release", ctx)
-    return [*paid, *(Released(combatant_id=cid, target=h) for h in held)]
+    return [*paid, *(ctx.emit(Released(combatant_id=cid, target=h)) for h in held)]
 
 
 def set_environment(state: D20State, command: SetEnvironment, ctx: DecideContext) -> list[Event]:
@@ -608,4 +624,6 @@ def set_environment(state: D20State, command: SetEnvironment, ctx: DecideContext
     if command.combatant_id is not None:
         state.table.combatant(command.combatant_id)
     circumstances = tuple(dict.fromkeys(command.circumstances))
-    return [EnvironmentSet(combatant_id=command.combatant_id, circumstances=circumstances)]
+    return [
+        ctx.emit(EnvironmentSet(combatant_id=command.combatant_id, circumstances=circumstances))
+    ]

@@ -237,24 +237,26 @@ def strike(
             rolled *= multiplier
         bonus = attacks.damage_bonus(reach, stats.strength, weapon.damage_bonus)
         damage = attacks.damage(rolled, bonus, roll.critical_hit)
-    rolled_event = AttackRolled(
-        attacker=attacker_id,
-        target=target_id,
-        weapon=weapon.name,
-        how=weapon.kind if pounds is None else "object",
-        dice=(first,) if second is None else (first, second),
-        natural=natural,
-        modifier=modifier,
-        total=roll.total,
-        ac=ac,
-        edge=edge,
-        hit=roll.hit,
-        critical_hit=roll.critical_hit,
-        critical_fail=roll.critical_fail,
-        damage=damage,
-        feet=None if weapon.kind == "melee" else feet_between(state, attacker, target, feet),
-        backstab=multiplier,
-        reaction=reaction,
+    rolled_event = ctx.emit(
+        AttackRolled(
+            attacker=attacker_id,
+            target=target_id,
+            weapon=weapon.name,
+            how=weapon.kind if pounds is None else "object",
+            dice=(first,) if second is None else (first, second),
+            natural=natural,
+            modifier=modifier,
+            total=roll.total,
+            ac=ac,
+            edge=edge,
+            hit=roll.hit,
+            critical_hit=roll.critical_hit,
+            critical_fail=roll.critical_fail,
+            damage=damage,
+            feet=None if weapon.kind == "melee" else feet_between(state, attacker, target, feet),
+            backstab=multiplier,
+            reaction=reaction,
+        )
     )
     after = evolve(state, rolled_event)
     events: list[Event] = [rolled_event]
@@ -339,9 +341,9 @@ def hurt(
         return []
     before, after = hp.current, hp.current - amount
     events = adjust_pool(
-        state.table, target_id, "hp", -amount, None, None, source, gm_override=False
+        state.table, target_id, "hp", -amount, None, None, source, ctx, gm_override=False
     )
-    events += interruption(state, target_id)
+    events += interruption(state, target_id, ctx)
     if before > 0 >= after:
         events += fallen(state, victim, ctx)
     elif not victim.out_of_fight and morale.must_check(before, after, hp.max or before):
@@ -349,7 +351,7 @@ def hurt(
     return events
 
 
-def interruption(state: D20State, cid: str) -> list[Event]:
+def interruption(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
     """Casting Spells: "If a spell caster is injured BEFORE their turn in initiative, then
     their spell is interrupted (not cast) and mana is deducted from their mana pool"."""
     declared = state.declared.get(cid)
@@ -363,7 +365,9 @@ def interruption(state: D20State, cid: str) -> list[Event]:
     if spell is None:
         return []
     cost = min(spell.cost, mana.current if mana else 0)
-    events: list[Event] = [SpellInterrupted(combatant_id=cid, spell=spell.name, mana=cost)]
+    events: list[Event] = [
+        ctx.emit(SpellInterrupted(combatant_id=cid, spell=spell.name, mana=cost))
+    ]
     if cost:
         events += adjust_pool(
             state.table,
@@ -373,6 +377,7 @@ def interruption(state: D20State, cid: str) -> list[Event]:
             None,
             None,
             f"{spell.name}, interrupted",
+            ctx,
             gm_override=False,
         )
     return events
@@ -383,25 +388,27 @@ def fallen(state: D20State, victim: Combatant, ctx: DecideContext) -> list[Event
     the monster is defeated ... If a character falls to zero or less hit points the death
     check is triggered." The seed does not say what the check is: the `death_check` option."""
     if not is_pc(victim):
-        return [Defeated(combatant_id=victim.id)]
+        return [ctx.emit(Defeated(combatant_id=victim.id))]
     match state.options.death_check:
         case "dead":
-            return [DeathChecked(combatant_id=victim.id, outcome="dead")]
+            return [ctx.emit(DeathChecked(combatant_id=victim.id, outcome="dead"))]
         case "gm":
-            return [DeathChecked(combatant_id=victim.id, outcome="dying")]
+            return [ctx.emit(DeathChecked(combatant_id=victim.id, outcome="dying"))]
         case _:
             bonus = stats_of(victim).constitution
             dc = state.options.death_dc
             roll = ctx.die(20, purpose=f"death check: {victim.name}")
             total = roll + bonus
             return [
-                DeathChecked(
-                    combatant_id=victim.id,
-                    roll=roll,
-                    bonus=bonus,
-                    total=total,
-                    dc=dc,
-                    outcome="unconscious" if total >= dc else "dead",
+                ctx.emit(
+                    DeathChecked(
+                        combatant_id=victim.id,
+                        roll=roll,
+                        bonus=bonus,
+                        total=total,
+                        dc=dc,
+                        outcome="unconscious" if total >= dc else "dead",
+                    )
                 )
             ]
 
@@ -412,15 +419,17 @@ def morale_check(victim: Combatant, critical: bool, ctx: DecideContext) -> Moral
     first = ctx.die(20, purpose=f"morale: {victim.name}")
     second = ctx.die(20, purpose=f"morale: {victim.name}, disadvantage") if critical else None
     check = morale.check_morale(first, bonus, critical, second)
-    return MoraleChecked(
-        combatant_id=victim.id,
-        dice=(first,) if second is None else (first, second),
-        natural=check.natural,
-        bonus=bonus,
-        total=check.total,
-        dc=check.dc,
-        disadvantage=check.disadvantage,
-        broken=check.broken,
+    return ctx.emit(
+        MoraleChecked(
+            combatant_id=victim.id,
+            dice=(first,) if second is None else (first, second),
+            natural=check.natural,
+            bonus=bonus,
+            total=check.total,
+            dc=check.dc,
+            disadvantage=check.disadvantage,
+            broken=check.broken,
+        )
     )
 
 
@@ -436,34 +445,38 @@ def special_attack(
     stats = stats_of(victim)
     if weapon.special == "energy-drain":
         if stats.level <= 1:
-            return [Killed(combatant_id=target_id, cause="energy drain")]
+            return [ctx.emit(Killed(combatant_id=target_id, cause="energy drain"))]
         hp = victim.pools["hp"]
         max_hp = max(1, (hp.max or hp.current) - stats.hp_a_level)
         return [
-            LevelDrained(
-                combatant_id=target_id,
-                attacker=attacker,
-                level=stats.level - 1,
-                max_hp=max_hp,
-                hp_per_level=stats.hp_a_level,
+            ctx.emit(
+                LevelDrained(
+                    combatant_id=target_id,
+                    attacker=attacker,
+                    level=stats.level - 1,
+                    max_hp=max_hp,
+                    hp_per_level=stats.hp_a_level,
+                )
             )
         ]
     dc = weapon.save_dc or 10
     roll = ctx.die(20, purpose=f"save against poison: {victim.name}")
     total = roll + stats.constitution
-    saved = PoisonSaved(
-        combatant_id=target_id,
-        attacker=attacker,
-        roll=roll,
-        bonus=stats.constitution,
-        total=total,
-        dc=dc,
-        saved=total >= dc,
+    saved = ctx.emit(
+        PoisonSaved(
+            combatant_id=target_id,
+            attacker=attacker,
+            roll=roll,
+            bonus=stats.constitution,
+            total=total,
+            dc=dc,
+            saved=total >= dc,
+        )
     )
     if total >= dc:
         return [saved]
     if weapon.poison is None:
-        return [saved, Killed(combatant_id=target_id, cause="poison")]
+        return [saved, ctx.emit(Killed(combatant_id=target_id, cause="poison"))]
     amount = max(0, ctx.roll(weapon.poison, purpose=f"poison: {victim.name}").total)
     return [saved, *hurt(evolve(state, saved), target_id, amount, ctx, "poison")]
 
@@ -500,7 +513,7 @@ def open_next(state: D20State, item: Pending, ctx: DecideContext) -> list[Event]
         trigger=trigger,
         eligible=eligible,
         order=list(eligible),
-        now=ctx.now,
+        ctx=ctx,
         seconds=state.options.reaction_window,
         policies=table.policies,
         resources=table.resources_of,
@@ -513,7 +526,7 @@ def resolve(state: D20State, closed: ReactionWindowClosed, ctx: DecideContext) -
     chosen = dict(closed.reactions)
     match trigger.get("kind"):
         case "morale-broken":
-            return break_off(state, target, chosen.get(target, "flee"))
+            return break_off(state, target, chosen.get(target, "flee"), ctx)
         case "parting-shot":
             return _reactions(state, list(chosen), target, ctx, "parting-shot")
         case "disarm-counter":
@@ -524,16 +537,16 @@ def resolve(state: D20State, closed: ReactionWindowClosed, ctx: DecideContext) -
     return []
 
 
-def break_off(state: D20State, cid: str, choice: str) -> list[Event]:
+def break_off(state: D20State, cid: str, choice: str, ctx: DecideContext) -> list[Event]:
     """Check Morale: a broken combatant flees at double its movement rate or surrenders;
     one who does not choose in time flees (interpretation)."""
     combatant = state.table.combatants.get(cid)
     if combatant is None:
         return []
     if choice == "surrender":
-        return [Surrendered(combatant_id=cid)]
+        return [ctx.emit(Surrendered(combatant_id=cid))]
     rate = attacks.movement_rate(stats_of(combatant).speed, surroundings(state, cid))
-    return [Fled(combatant_id=cid, feet=morale.FLIGHT_MULTIPLIER * rate)]
+    return [ctx.emit(Fled(combatant_id=cid, feet=morale.FLIGHT_MULTIPLIER * rate))]
 
 
 def _reactions(

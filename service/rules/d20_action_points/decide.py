@@ -160,5 +160,5 @@ def follow_up(
             case ReactionWindowClosed() if run.state.phase != "ended":
                 run.emit(combat.resolve(run.state, event, ctx))
             case ClockExpired(clock_id=turns.TURN_CLOCK) if run.state.phase == "acting":
-                run.emit(turns.timed_out(run.state))
+                run.emit(turns.timed_out(run.state, ctx))
     return run.settle()

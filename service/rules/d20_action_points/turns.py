@@ -115,7 +115,7 @@ def set_marching_order(
                 )
             seen.add(cid)
     ranks = tuple(tuple(rank) for rank in command.ranks)
-    return [MarchingOrderSet(side=command.side, width=command.width, ranks=ranks)]
+    return [ctx.emit(MarchingOrderSet(side=command.side, width=command.width, ranks=ranks))]
 
 
 def _before(state: D20State, what: str, rule: str = SETTING_UP) -> None:
@@ -166,14 +166,16 @@ def surprise_check(state: D20State, monster: str | None, ctx: DecideContext) -> 
     total = roll + bonus
     result = "monsters" if total > notice else "party" if total < notice else "neither"
     return [
-        SurpriseChecked(
-            notice=notice,
-            noticer=noticer.id,
-            roll=roll,
-            bonus=bonus,
-            total=total,
-            sneaker=sneaker.id,
-            result=result,
+        ctx.emit(
+            SurpriseChecked(
+                notice=notice,
+                noticer=noticer.id,
+                roll=roll,
+                bonus=bonus,
+                total=total,
+                sneaker=sneaker.id,
+                result=result,
+            )
         )
     ]
 
@@ -193,12 +195,12 @@ def record_monster_reaction(
             "the Monster Reaction Chart is rolled when the monsters notice the party first",
             rule=SETTING_UP,
         )
-    recorded = MonsterReactionRecorded(result=command.result, outcome=command.outcome)
+    recorded = ctx.emit(MonsterReactionRecorded(result=command.result, outcome=command.outcome))
     match command.outcome:
         case "fight":
             return [recorded, *begin_combat(state, ctx)]
         case "parley":
-            return [recorded, ApproachChosen(approach="negotiate")]
+            return [recorded, ctx.emit(ApproachChosen(approach="negotiate"))]
         case _:
             return [recorded, *end_encounter(state, f"the monsters leave: {command.result}", ctx)]
 
@@ -214,13 +216,13 @@ def choose_approach(state: D20State, command: ChooseApproach, ctx: DecideContext
             "Ambush, Evade or Negotiate is for a party that noticed the monsters first",
             rule=SETTING_UP,
         )
-    chosen = ApproachChosen(approach=command.approach)
+    chosen = ctx.emit(ApproachChosen(approach=command.approach))
     match command.approach:
         case "ambush":
             return [chosen, *ambush(state, ctx)]
         case "evade":
             speeds = {c.id: stats_of(c).speed // EVADING_FRACTION for c in party}
-            return [chosen, Evading(speeds=speeds)]
+            return [chosen, ctx.emit(Evading(speeds=speeds))]
         case "negotiate":
             return [chosen]
         case _:
@@ -236,14 +238,16 @@ def ambush(state: D20State, ctx: DecideContext) -> list[Event]:
     gm_roll = ctx.die(20, purpose="ambush: the monsters look")
     dc, gm_total = roll + wisdom, gm_roll + gm_bonus
     success = gm_total < dc
-    rolled = AmbushRolled(
-        roll=roll,
-        wisdom=wisdom,
-        dc=dc,
-        gm_roll=gm_roll,
-        gm_bonus=gm_bonus,
-        gm_total=gm_total,
-        success=success,
+    rolled = ctx.emit(
+        AmbushRolled(
+            roll=roll,
+            wisdom=wisdom,
+            dc=dc,
+            gm_roll=gm_roll,
+            gm_bonus=gm_bonus,
+            gm_total=gm_total,
+            success=success,
+        )
     )
     return [rolled, *begin_combat(state, ctx, ambush=success)]
 
@@ -253,9 +257,9 @@ def resolve_evasion(state: D20State, outcome: str, ctx: DecideContext) -> list[E
     if state.phase != "evading":
         raise RuleViolation("evade/not-evading", "the party is not evading", rule=EVADING)
     if outcome == "evaded":
-        resolved = EvasionResolved(outcome="evaded")
+        resolved = ctx.emit(EvasionResolved(outcome="evaded"))
         return [resolved, *end_encounter(state, "the party evaded the monsters", ctx)]
-    return [EvasionResolved(outcome="noticed"), *begin_combat(state, ctx)]
+    return [ctx.emit(EvasionResolved(outcome="noticed")), *begin_combat(state, ctx)]
 
 
 def rule_negotiation(state: D20State, command: RuleNegotiation, ctx: DecideContext) -> list[Event]:
@@ -264,7 +268,7 @@ def rule_negotiation(state: D20State, command: RuleNegotiation, ctx: DecideConte
         raise RuleViolation(
             "negotiation/not-negotiating", "nobody is negotiating", rule=NEGOTIATION
         )
-    ruled = NegotiationRuled(outcome=command.outcome, terms=command.terms)
+    ruled = ctx.emit(NegotiationRuled(outcome=command.outcome, terms=command.terms))
     match command.outcome:
         case "agreement":
             reason = f"an agreement: {command.terms}" if command.terms else "an agreement"
@@ -277,12 +281,14 @@ def rule_negotiation(state: D20State, command: RuleNegotiation, ctx: DecideConte
 
 def begin_combat(state: D20State, ctx: DecideContext, ambush: bool = False) -> list[Event]:
     _before(state, "beginning the combat")
-    return [CombatBegan(ambush=ambush), RoundStarted(round=1)]
+    return [ctx.emit(CombatBegan(ambush=ambush)), ctx.emit(RoundStarted(round=1))]
 
 
 def end_encounter(state: D20State, reason: str, ctx: DecideContext) -> list[Event]:
-    stopped = [e for cid in sorted(state.table.clocks) for e in stop_clock(state.table.clocks, cid)]
-    return [*stopped, EncounterEnded(reason=reason, seed=ctx.revealed_seed())]
+    stopped = [
+        e for cid in sorted(state.table.clocks) for e in stop_clock(state.table.clocks, cid, ctx)
+    ]
+    return [*stopped, ctx.emit(EncounterEnded(reason=reason, seed=ctx.revealed_seed()))]
 
 
 # --- the round --------------------------------------------------------------------------
@@ -333,12 +339,14 @@ def declare(state: D20State, command: Declare, ctx: DecideContext) -> list[Event
             )
         modifier += weapon.initiative
     return [
-        ActionDeclared(
-            combatant_id=combatant.id,
-            action=command.action,
-            spell=command.spell,
-            weapon=command.weapon,
-            initiative=modifier,
+        ctx.emit(
+            ActionDeclared(
+                combatant_id=combatant.id,
+                action=command.action,
+                spell=command.spell,
+                weapon=command.weapon,
+                initiative=modifier,
+            )
         )
     ]
 
@@ -393,7 +401,7 @@ def roll_initiative(state: D20State, ctx: DecideContext) -> list[Event]:
         )
 
     order = tuple(e.combatant_id for e in sorted(rolls, key=key))
-    return [InitiativeRolled(rolls=tuple(rolls), order=order, ambush=state.ambush)]
+    return [ctx.emit(InitiativeRolled(rolls=tuple(rolls), order=order, ambush=state.ambush))]
 
 
 def begin_turn(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
@@ -404,10 +412,14 @@ def begin_turn(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
     gifts = state.gifts.get(cid, 0)
     if state.options.action_points:
         points = (held.points if held is not None else POINTS_PER_ROUND) + gifts
-        started = TurnStarted(combatant_id=cid, round=state.round, points=points, actions=0)
+        started = ctx.emit(
+            TurnStarted(combatant_id=cid, round=state.round, points=points, actions=0)
+        )
     else:
         allowed = held.allowed if held is not None else 1
-        started = TurnStarted(combatant_id=cid, round=state.round, points=0, actions=allowed)
+        started = ctx.emit(
+            TurnStarted(combatant_id=cid, round=state.round, points=0, actions=allowed)
+        )
     events: list[Event] = [started]
     limit = state.options.turn_time_limit
     if limit is not None:
@@ -416,7 +428,7 @@ def begin_turn(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
                 state.table.clocks,
                 TURN_CLOCK,
                 limit,
-                ctx.now,
+                ctx,
                 label=f"{combatant.name}'s turn",
                 owner=cid,
             )
@@ -432,17 +444,20 @@ def next_turn(state: D20State, ctx: DecideContext) -> list[Event]:
     if state.current is not None:
         combatant = state.table.combatants.get(state.current)
         if combatant is None:
-            return [TurnEnded(combatant_id=state.current, reason="removed")]
+            return [ctx.emit(TurnEnded(combatant_id=state.current, reason="removed"))]
         if combatant.out_of_fight:
-            return [TurnEnded(combatant_id=state.current, reason="out-of-fight")]
+            return [ctx.emit(TurnEnded(combatant_id=state.current, reason="out-of-fight"))]
         return []
     if state.queue:
         cid = state.queue[0]
         combatant = state.table.combatants.get(cid)
         if combatant is None or not acts_this_round(state, combatant):
-            return [TurnSkipped(combatant_id=cid, reason="out of the fight")]
+            return [ctx.emit(TurnSkipped(combatant_id=cid, reason="out of the fight"))]
         return begin_turn(state, cid, ctx)
-    return [*stop_clock(state.table.clocks, TURN_CLOCK), RoundStarted(round=state.round + 1)]
+    return [
+        *stop_clock(state.table.clocks, TURN_CLOCK, ctx),
+        ctx.emit(RoundStarted(round=state.round + 1)),
+    ]
 
 
 def current_turn(state: D20State, cid: str, ctx: DecideContext, rule: str = ROUND) -> Turn:
@@ -468,7 +483,7 @@ def end_turn(state: D20State, cid: str | None, ctx: DecideContext) -> list[Event
             )
         cid = state.current
     turn = current_turn(state, cid, ctx)
-    return [TurnEnded(combatant_id=cid, points_left=turn.points)]
+    return [ctx.emit(TurnEnded(combatant_id=cid, points_left=turn.points))]
 
 
 def delay(state: D20State, cid: str, until: str | None, ctx: DecideContext) -> list[Event]:
@@ -504,7 +519,7 @@ def delay(state: D20State, cid: str, until: str | None, ctx: DecideContext) -> l
             rule=rule,
             details={"later": list(state.queue)},
         )
-    return [TurnDelayed(combatant_id=cid, until=until)]
+    return [ctx.emit(TurnDelayed(combatant_id=cid, until=until))]
 
 
 def gift_point(state: D20State, giver: str, to: str, ctx: DecideContext) -> list[Event]:
@@ -544,7 +559,7 @@ def gift_point(state: D20State, giver: str, to: str, ctx: DecideContext) -> list
         Budget(to, receiver.name, 0, receiver_acted),
         gifted=giver in state.givers,
     )
-    return [PointGifted(combatant_id=giver, to=to)]
+    return [ctx.emit(PointGifted(combatant_id=giver, to=to))]
 
 
 def spend_heroic_point(state: D20State, cid: str, ctx: DecideContext) -> list[Event]:
@@ -564,12 +579,13 @@ def spend_heroic_point(state: D20State, cid: str, ctx: DecideContext) -> list[Ev
         )
     points = HEROIC_POINTS if state.options.action_points else 0
     spent = adjust_pool(
-        state.table, cid, "heroic", -1, None, None, "a Heroic Point", gm_override=False
+        state.table, cid, "heroic", -1, None, None, "a Heroic Point", ctx, gm_override=False
     )
-    return [HeroicPointSpent(combatant_id=cid, points=points), *spent]
+    spending = HeroicPointSpent(combatant_id=cid, points=points)
+    return [ctx.emit_ahead(spending, of=spent), *spent]
 
 
-def timed_out(state: D20State) -> list[Event]:
+def timed_out(state: D20State, ctx: DecideContext) -> list[Event]:
     """The turn clock ran out: `end-turn` ends the turn; `delay` moves it to the end of the
     round if nothing was spent yet and someone is left, else ends it; `record` only notes."""
     cid, turn = state.current, state.turn
@@ -579,6 +595,8 @@ def timed_out(state: D20State) -> list[Event]:
         case "record":
             return []
         case "delay" if not turn.spent and state.queue:
-            return [TurnDelayed(combatant_id=cid, until=None)]
+            return [ctx.emit(TurnDelayed(combatant_id=cid, until=None))]
         case _:
-            return [TurnEnded(combatant_id=cid, reason="timeout", points_left=turn.points)]
+            return [
+                ctx.emit(TurnEnded(combatant_id=cid, reason="timeout", points_left=turn.points))
+            ]

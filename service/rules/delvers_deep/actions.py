@@ -63,10 +63,10 @@ def recover(state: DelversState, command: Recover, ctx: DecideContext) -> list[E
             f"{name} recovers {points} points a turn, not {sum(wanted.values())}",
             rule=RECOVERY,
         )
-    return recovery(state, cid, wanted)
+    return recovery(state, cid, wanted, ctx)
 
 
-def move(state: DelversState, command: Move) -> list[Event]:
+def move(state: DelversState, command: Move, ctx: DecideContext) -> list[Event]:
     """Speed, +2" per FORT for a jog and again for a sprint (4.1 Movement)."""
     cid = command.combatant_id
     combatant = state.table.combatants[cid]
@@ -106,15 +106,18 @@ def move(state: DelversState, command: Move) -> list[Event]:
                 rule=MOVEMENT,
             )
     cost = {"fort": command.sprint}
-    paid = pay(state, cid, cost, rule=MOVEMENT)
+    paid = pay(state, cid, cost, ctx, rule=MOVEMENT)
     provokes = _provoked(state, cid, path, command.enters_reach_of)
-    moved = Moved(
-        combatant_id=cid,
-        path=path,
-        distance=walked,
-        sprint=command.sprint,
-        cost=cost if command.sprint else {},
-        provokes=provokes,
+    moved = ctx.emit_ahead(
+        Moved(
+            combatant_id=cid,
+            path=path,
+            distance=walked,
+            sprint=command.sprint,
+            cost=cost if command.sprint else {},
+            provokes=provokes,
+        ),
+        of=paid,
     )
     return [moved, *paid]
 
@@ -153,7 +156,7 @@ def cast(
     if target is not None:
         state.table.combatant(target)
     cost = {"will": spell.will}
-    paid = pay(state, cid, cost, rule=SPELLS)
+    paid = pay(state, cid, cost, ctx, rule=SPELLS)
     roll, needed, success = None, None, True
     if spell.dc is not None:
         needed = spell_dc(state, cid, spell.dc)
@@ -162,16 +165,19 @@ def cast(
     damage = 0
     if success and spell.damage is not None and target is not None:
         damage = max(0, ctx.roll(spell.damage, purpose=f"{spell.name} damage").total)
-    cast_event = SpellCast(
-        combatant_id=cid,
-        spell=spell.name,
-        target=target,
-        roll=roll,
-        dc=needed,
-        success=success,
-        damage=damage,
-        tags=spell.tags,
-        cost=cost if spell.will else {},
+    cast_event = ctx.emit_ahead(
+        SpellCast(
+            combatant_id=cid,
+            spell=spell.name,
+            target=target,
+            roll=roll,
+            dc=needed,
+            success=success,
+            damage=damage,
+            tags=spell.tags,
+            cost=cost if spell.will else {},
+        ),
+        of=paid,
     )
     return [cast_event, *paid]
 
@@ -186,28 +192,33 @@ def improvise(
 ) -> list[Event]:
     """The GM imposes a point cost and/or a DC for anything not on the list (4.1 Improvise)."""
     cost = {pool: n for pool, n in cost.items() if n}
-    paid = pay(state, cid, cost, rule=IMPROVISE)
+    paid = pay(state, cid, cost, ctx, rule=IMPROVISE)
     roll = success = None
     if dc_ is not None:
         roll = ctx.die(6, purpose=f"{state.table.combatants[cid].name}: {description}")
         success = roll >= dc_
-    done = Improvised(
-        combatant_id=cid, description=description, roll=roll, dc=dc_, success=success, cost=cost
+    done = ctx.emit_ahead(
+        Improvised(
+            combatant_id=cid, description=description, roll=roll, dc=dc_, success=success, cost=cost
+        ),
+        of=paid,
     )
     return [done, *paid]
 
 
-def interact(state: DelversState, cid: str, description: str, partner: str | None) -> list[Event]:
+def interact(
+    state: DelversState, cid: str, description: str, partner: str | None, ctx: DecideContext
+) -> list[Event]:
     if partner is not None:
         state.table.combatant(partner)
         if partner == cid:
             raise RuleViolation(
                 "interact/self", "interacting with a creature means another one", rule=INTERACT
             )
-    return [Interacted(combatant_id=cid, description=description, partner=partner)]
+    return [ctx.emit(Interacted(combatant_id=cid, description=description, partner=partner))]
 
 
-def stance(state: DelversState, cid: str, kind: str) -> list[Event]:
+def stance(state: DelversState, cid: str, kind: str, ctx: DecideContext) -> list[Event]:
     """Brace (FORT, Health DC), Defend (REF, Dodge DC), Focus (WILL, Sanity DC): one point,
     once per turn, one better until the start of the next turn."""
     turn = state.turns[cid]
@@ -215,22 +226,37 @@ def stance(state: DelversState, cid: str, kind: str) -> list[Event]:
     match kind:
         case "brace":
             once_per_turn(turn.braced, name, "brace", BRACE)
-            paid = pay(state, cid, {"fort": 1}, rule=BRACE)
+            paid = pay(state, cid, {"fort": 1}, ctx, rule=BRACE)
             after = dc(state, cid, "health")
-            return [Braced(combatant_id=cid, dc=max(2, after - 1), cost={"fort": 1}), *paid]
+            return [
+                ctx.emit_ahead(
+                    Braced(combatant_id=cid, dc=max(2, after - 1), cost={"fort": 1}), of=paid
+                ),
+                *paid,
+            ]
         case "defend":
             once_per_turn(turn.defended, name, "defend", DEFEND)
-            paid = pay(state, cid, {"ref": 1}, rule=DEFEND)
+            paid = pay(state, cid, {"ref": 1}, ctx, rule=DEFEND)
             after = dc(state, cid, "dodge")
-            return [Defended(combatant_id=cid, dc=max(2, after - 1), cost={"ref": 1}), *paid]
+            return [
+                ctx.emit_ahead(
+                    Defended(combatant_id=cid, dc=max(2, after - 1), cost={"ref": 1}), of=paid
+                ),
+                *paid,
+            ]
         case _:
             once_per_turn(turn.focused, name, "focus", FOCUS)
-            paid = pay(state, cid, {"will": 1}, rule=FOCUS)
+            paid = pay(state, cid, {"will": 1}, ctx, rule=FOCUS)
             after = dc(state, cid, "sanity")
-            return [Focused(combatant_id=cid, dc=max(2, after - 1), cost={"will": 1}), *paid]
+            return [
+                ctx.emit_ahead(
+                    Focused(combatant_id=cid, dc=max(2, after - 1), cost={"will": 1}), of=paid
+                ),
+                *paid,
+            ]
 
 
-def encourage(state: DelversState, cid: str, target: str) -> list[Event]:
+def encourage(state: DelversState, cid: str, target: str, ctx: DecideContext) -> list[Event]:
     """One WILL: an ally's Sanity DC one better; once for each target (4.1 Encourage)."""
     ally = state.table.combatant(target)
     me = state.table.combatants[cid]
@@ -246,9 +272,14 @@ def encourage(state: DelversState, cid: str, target: str) -> list[Event]:
             f"{me.name} has already encouraged {ally.name} this turn",
             rule=ENCOURAGE,
         )
-    paid = pay(state, cid, {"will": 1}, rule=ENCOURAGE)
+    paid = pay(state, cid, {"will": 1}, ctx, rule=ENCOURAGE)
     after = max(2, dc(state, target, "sanity") - 1)
-    return [Encouraged(combatant_id=cid, target=target, dc=after, cost={"will": 1}), *paid]
+    return [
+        ctx.emit_ahead(
+            Encouraged(combatant_id=cid, target=target, dc=after, cost={"will": 1}), of=paid
+        ),
+        *paid,
+    ]
 
 
 def call_check(
@@ -261,12 +292,14 @@ def call_check(
     needed = dc(state, cid, check)
     roll = ctx.die(6, purpose=f"{combatant.name}'s {check} check")
     return [
-        CheckRolled(
-            combatant_id=cid,
-            check=check,
-            roll=roll,
-            dc=needed,
-            success=roll >= needed,
-            reason=reason,
+        ctx.emit(
+            CheckRolled(
+                combatant_id=cid,
+                check=check,
+                roll=roll,
+                dc=needed,
+                success=roll >= needed,
+                reason=reason,
+            )
         )
     ]

@@ -78,7 +78,7 @@ def attack(
             rule=ATTACKS,
         )
     cost = attack_cost(weapon, extra)
-    paid = pay(state, attacker, cost, rule=ATTACKS)
+    paid = pay(state, attacker, cost, ctx, rule=ATTACKS)
     name = table.combatants[attacker].name
     count = 1 + extra if weapon.kind == "ranged" else 1
     faces = tuple(ctx.die(6, purpose=f"{name}'s {weapon.name}") for _ in range(count))
@@ -88,23 +88,26 @@ def attack(
         damage = max(0, ctx.roll(weapon.damage, purpose=f"{weapon.name} damage").total)
         if weapon.kind == "melee":
             damage += extra
-    rolled = AttackRolled(
-        attacker=attacker,
-        target=target,
-        weapon=weapon.name,
-        dice=faces,
-        hit_on=weapon.hit,
-        hit=hit,
-        damage=damage,
-        tags=weapon.tags,
-        cost=cost,
-        reaction=reaction,
-        unloads=weapon.loading,
+    rolled = ctx.emit_ahead(
+        AttackRolled(
+            attacker=attacker,
+            target=target,
+            weapon=weapon.name,
+            dice=faces,
+            hit_on=weapon.hit,
+            hit=hit,
+            damage=damage,
+            tags=weapon.tags,
+            cost=cost,
+            reaction=reaction,
+            unloads=weapon.loading,
+        ),
+        of=paid,
     )
     return [rolled, *paid]
 
 
-def reload(state: DelversState, cid: str, weapon: Weapon) -> list[Event]:
+def reload(state: DelversState, cid: str, weapon: Weapon, ctx: DecideContext) -> list[Event]:
     if not weapon.loading:
         raise RuleViolation(
             "reload/not-loading", f"the {weapon.name} needs no reloading", rule=RELOADING
@@ -114,8 +117,9 @@ def reload(state: DelversState, cid: str, weapon: Weapon) -> list[Event]:
             "reload/already-loaded", f"the {weapon.name} is already loaded", rule=RELOADING
         )
     cost = {"fort": weapon.reload_fort}
-    paid = pay(state, cid, cost, rule=RELOADING)
-    return [Reloaded(combatant_id=cid, weapon=weapon.name, cost=cost), *paid]
+    paid = pay(state, cid, cost, ctx, rule=RELOADING)
+    reloaded = Reloaded(combatant_id=cid, weapon=weapon.name, cost=cost)
+    return [ctx.emit_ahead(reloaded, of=paid), *paid]
 
 
 def take_damage(
@@ -131,7 +135,7 @@ def take_damage(
     made against the (braced) Health DC halves it (interpretation, see the rules page)."""
     combatant = state.table.combatants.get(cid)
     if combatant is None:
-        return [DamageTaken(combatant_id=cid, amount=0, rolled=amount, resolves=resolves)]
+        return [ctx.emit(DamageTaken(combatant_id=cid, amount=0, rolled=amount, resolves=resolves))]
     events: list[Event] = []
     taken, halved = amount, False
     if state.options.health_check == "halve-damage" and amount > 0:
@@ -139,31 +143,35 @@ def take_damage(
         roll = ctx.die(6, purpose=f"{combatant.name}'s health check")
         halved = roll >= target
         events.append(
-            CheckRolled(
-                combatant_id=cid,
-                check="health",
-                roll=roll,
-                dc=target,
-                success=halved,
-                reason=f"hit by {source or 'an attack'}",
+            ctx.emit(
+                CheckRolled(
+                    combatant_id=cid,
+                    check="health",
+                    roll=roll,
+                    dc=target,
+                    success=halved,
+                    reason=f"hit by {source or 'an attack'}",
+                )
             )
         )
         taken = amount // 2 if halved else amount
     taken = min(taken, current(combatant, "hp"))
     events.append(
-        DamageTaken(
-            combatant_id=cid,
-            amount=taken,
-            rolled=amount,
-            source=source,
-            attacker=attacker,
-            halved=halved,
-            resolves=resolves,
+        ctx.emit(
+            DamageTaken(
+                combatant_id=cid,
+                amount=taken,
+                rolled=amount,
+                source=source,
+                attacker=attacker,
+                halved=halved,
+                resolves=resolves,
+            )
         )
     )
     if taken:
         events += adjust_pool(
-            state.table, cid, "hp", -taken, None, None, source or "damage", gm_override=False
+            state.table, cid, "hp", -taken, None, None, source or "damage", ctx, gm_override=False
         )
     return events
 
@@ -199,7 +207,7 @@ def open_next(state: DelversState, item: Pending, ctx: DecideContext) -> list[Ev
         trigger=trigger,
         eligible=eligible,
         order=order,
-        now=ctx.now,
+        ctx=ctx,
         seconds=state.options.reaction_window,
         policies=table.policies,
         resources=table.resources_of,
@@ -218,7 +226,9 @@ def resolve(state: DelversState, closed: ReactionWindowClosed, ctx: DecideContex
         return _opportunity_attacks(state, target, [c for c, _ in closed.reactions], ctx)
     if kind == "interact":
         took_part = any(cid == target for cid, _ in closed.reactions)
-        return [InteractionAnswered(combatant_id=target, actor=actor, participated=took_part)]
+        return [
+            ctx.emit(InteractionAnswered(combatant_id=target, actor=actor, participated=took_part))
+        ]
     return []
 
 
@@ -236,13 +246,15 @@ def _dodge(
         extra = int(choice.removeprefix("dodge+")) if choice.startswith("dodge+") else 0
         cost = {"ref": 1 + extra}
         if not affordable(victim, cost):
-            refused = ReactionRefused(
-                combatant_id=target,
-                reaction="dodge",
-                reason=f"needs {1 + extra} REF and has {current(victim, 'ref')}",
+            refused = ctx.emit(
+                ReactionRefused(
+                    combatant_id=target,
+                    reaction="dodge",
+                    reason=f"needs {1 + extra} REF and has {current(victim, 'ref')}",
+                )
             )
             return [refused, *take_damage(state, target, damage, ctx, weapon_name, attacker, None)]
-        paid = pay(state, target, cost, rule=DODGE)
+        paid = pay(state, target, cost, ctx, rule=DODGE)
         needed = dc(state, target, "dodge")
         faces = tuple(ctx.die(6, purpose=f"{victim.name}'s dodge") for _ in range(1 + extra))
         common = {
@@ -254,8 +266,8 @@ def _dodge(
             "cost": cost,
         }
         if any(face >= needed for face in faces):
-            return [Dodged.model_validate(common), *paid]
-        failed = DodgeFailed.model_validate(common)
+            return [ctx.emit_ahead(Dodged.model_validate(common), of=paid), *paid]
+        failed = ctx.emit_ahead(DodgeFailed.model_validate(common), of=paid)
         after = _apply_pool_events(state, paid)
         return [
             failed,
@@ -280,10 +292,12 @@ def _opportunity_attacks(
         weapon = max(melee, key=lambda w: w.reach)
         if not affordable(combatant, attack_cost(weapon, 0)):
             events.append(
-                ReactionRefused(
-                    combatant_id=cid,
-                    reaction="opportunity-attack",
-                    reason=f"needs 1 FORT and has {current(combatant, 'fort')}",
+                ctx.emit(
+                    ReactionRefused(
+                        combatant_id=cid,
+                        reaction="opportunity-attack",
+                        reason=f"needs 1 FORT and has {current(combatant, 'fort')}",
+                    )
                 )
             )
             continue

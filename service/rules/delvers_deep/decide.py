@@ -98,27 +98,27 @@ def decide_own(state: DelversState, command: Command, ctx: DecideContext) -> lis
 def action(state: DelversState, command: Command, cid: str, ctx: DecideContext) -> list[Event]:
     match command:
         case Move():
-            return actions.move(state, command)
+            return actions.move(state, command, ctx)
         case Attack():
             weapon = attacks.weapon_of(state, cid, command.weapon)
             return attacks.attack(state, cid, weapon, command.target, command.extra, ctx)
         case Reload():
-            return attacks.reload(state, cid, attacks.weapon_of(state, cid, command.weapon))
+            return attacks.reload(state, cid, attacks.weapon_of(state, cid, command.weapon), ctx)
         case Cast():
             return actions.cast(state, cid, command.spell, command.target, ctx)
         case Improvise():
             cost = {"fort": command.fort, "ref": command.ref, "will": command.will}
             return actions.improvise(state, cid, command.description, cost, command.dc, ctx)
         case Interact():
-            return actions.interact(state, cid, command.description, command.with_)
+            return actions.interact(state, cid, command.description, command.with_, ctx)
         case Brace():
-            return actions.stance(state, cid, "brace")
+            return actions.stance(state, cid, "brace", ctx)
         case Defend():
-            return actions.stance(state, cid, "defend")
+            return actions.stance(state, cid, "defend", ctx)
         case Focus():
-            return actions.stance(state, cid, "focus")
+            return actions.stance(state, cid, "focus", ctx)
         case Encourage():
-            return actions.encourage(state, cid, command.target)
+            return actions.encourage(state, cid, command.target, ctx)
     return []
 
 
@@ -135,22 +135,22 @@ def follow_up(
                 if pcs:
                     run.emit(turns.roll_reflex(run.state, ctx, pcs))
                 else:
-                    run.emit([OrderFixed(order=()), RoundStarted(round=1)])
+                    run.emit([ctx.emit(OrderFixed(order=())), ctx.emit(RoundStarted(round=1))])
             case CombatantAdded() if run.state.phase == "reflex":
                 run.emit(turns.roll_reflex(run.state, ctx, [event.combatant_id]))
             case ReactionWindowClosed() if run.state.phase != "ended":
                 # Windows the end of the encounter closes resolve nothing after it.
                 run.emit(attacks.resolve(run.state, event, ctx))
             case ClockExpired(clock_id=turns.TURN_CLOCK) if run.state.phase == "running":
-                run.emit(_timed_out(run.state))
+                run.emit(_timed_out(run.state, ctx))
     return run.settle()
 
 
-def _timed_out(state: DelversState) -> list[Event]:
+def _timed_out(state: DelversState, ctx: DecideContext) -> list[Event]:
     """`on_turn_timeout` "delay" ends the turn too: the seed has no delay (4.1 Combat Order
     fixes the PCs' order; the GM picks creatures as slots come up)."""
     match state.options.on_turn_timeout:
         case "end-turn" | "delay":
-            return turns.timed_out(state)
+            return turns.timed_out(state, ctx)
         case "record":
             return []

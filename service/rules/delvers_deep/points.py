@@ -45,7 +45,9 @@ def affordable(combatant: Combatant, cost: Mapping[str, int]) -> bool:
     return all(current(combatant, pool) >= n for pool, n in cost.items())
 
 
-def pay(state: DelversState, cid: str, cost: Mapping[str, int], rule: str = ECONOMY) -> list[Event]:
+def pay(
+    state: DelversState, cid: str, cost: Mapping[str, int], ctx: DecideContext, rule: str = ECONOMY
+) -> list[Event]:
     """Check every pool first, then spend: no pool goes below zero (4.2)."""
     combatant = state.table.combatant(cid)
     for pool, needed in cost.items():
@@ -61,23 +63,25 @@ def pay(state: DelversState, cid: str, cost: Mapping[str, int], rule: str = ECON
     for pool, needed in cost.items():
         if needed:
             events += adjust_pool(
-                state.table, cid, pool, -needed, None, None, "spent", gm_override=False
+                state.table, cid, pool, -needed, None, None, "spent", ctx, gm_override=False
             )
     return events
 
 
-def gain(state: DelversState, cid: str, amounts: Mapping[str, int]) -> list[Event]:
+def gain(
+    state: DelversState, cid: str, amounts: Mapping[str, int], ctx: DecideContext
+) -> list[Event]:
     events: list[Event] = []
     for pool, n in amounts.items():
         if n:
             events += adjust_pool(
-                state.table, cid, pool, n, None, None, "recovery", gm_override=False
+                state.table, cid, pool, n, None, None, "recovery", ctx, gm_override=False
             )
     return events
 
 
 def recovery(
-    state: DelversState, cid: str, wanted: Mapping[str, int], auto: bool = False
+    state: DelversState, cid: str, wanted: Mapping[str, int], ctx: DecideContext, auto: bool = False
 ) -> list[Event]:
     """delvers-deep 4.1 Recovery Phase: never above a maximum; the excess is discarded."""
     combatant = state.table.combatant(cid)
@@ -87,11 +91,11 @@ def recovery(
     }
     applied = {pool: max(0, n) for pool, n in applied.items()}
     discarded = sum(wanted.values()) - sum(applied.values())
-    recovered = Recovered(combatant_id=cid, discarded=discarded, auto=auto, **applied)
-    return [recovered, *gain(state, cid, applied)]
+    recovered = ctx.emit(Recovered(combatant_id=cid, discarded=discarded, auto=auto, **applied))
+    return [recovered, *gain(state, cid, applied, ctx)]
 
 
-def auto_recovery(state: DelversState, cid: str) -> list[Event]:
+def auto_recovery(state: DelversState, cid: str, ctx: DecideContext) -> list[Event]:
     """Recovery not allocated before the first action goes in the stat block's order."""
     turn = state.turns.get(cid)
     combatant = state.table.combatant(cid)
@@ -105,7 +109,7 @@ def auto_recovery(state: DelversState, cid: str) -> list[Event]:
         wanted[pool] += min(room, left)
         left -= min(room, left)
     wanted[stats.recovery_order[0] if stats.recovery_order else "fort"] += left
-    return recovery(state, cid, wanted, auto=True)
+    return recovery(state, cid, wanted, ctx, auto=True)
 
 
 def dc(state: DelversState, cid: str, check: Check) -> int:
@@ -149,7 +153,7 @@ def begin_action(state: DelversState, cid: str, ctx: DecideContext, rule: str) -
         raise RuleViolation(
             "actions/none-left", f"{name} has used both actions this turn", rule=ACTION_PHASE
         )
-    return auto_recovery(state, cid)
+    return auto_recovery(state, cid, ctx)
 
 
 def once_per_turn(done: bool, name: str, action: str, rule: str) -> None:

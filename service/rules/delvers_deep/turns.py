@@ -80,7 +80,11 @@ def roll_reflex(state: DelversState, ctx: DecideContext, ids: list[str]) -> list
     """delvers-deep 4.1 Combat Order: players roll one d6 for each PC."""
     table = state.table
     return [
-        ReflexRolled(combatant_id=c, roll=ctx.die(6, purpose=f"reflex: {table.combatants[c].name}"))
+        ctx.emit(
+            ReflexRolled(
+                combatant_id=c, roll=ctx.die(6, purpose=f"reflex: {table.combatants[c].name}")
+            )
+        )
         for c in ids
         if is_pc(table.combatants[c])
     ]
@@ -95,9 +99,10 @@ def boost_reflex(state: DelversState, cid: str, points: int, ctx: DecideContext)
             "REF can raise a reflex roll only while the order is being rolled",
             rule=ORDER,
         )
-    paid = pay(state, cid, {"ref": points}, rule=ORDER)
+    paid = pay(state, cid, {"ref": points}, ctx, rule=ORDER)
     total = state.reflex[cid].total + points
-    return [ReflexBoosted(combatant_id=cid, points=points, total=total), *paid]
+    boosted = ReflexBoosted(combatant_id=cid, points=points, total=total)
+    return [ctx.emit_ahead(boosted, of=paid), *paid]
 
 
 def pc_order(state: DelversState) -> tuple[str, ...]:
@@ -114,7 +119,7 @@ def fix_order(state: DelversState, ctx: DecideContext) -> list[Event]:
     ctx.require_gm("fix the combat order")
     if state.phase != "reflex":
         raise RuleViolation("order/not-rolling", "the order is not being rolled", rule=ORDER)
-    return [OrderFixed(order=pc_order(state)), RoundStarted(round=1)]
+    return [ctx.emit(OrderFixed(order=pc_order(state))), ctx.emit(RoundStarted(round=1))]
 
 
 def pick(state: DelversState, ids: list[str], ctx: DecideContext) -> list[Event]:
@@ -147,7 +152,7 @@ def begin_turn(
 ) -> list[Event]:
     """A slot begins and, with `turn_time_limit`, its turn clock starts (a restart is the
     next generation, so the last slot's deadline goes stale)."""
-    events: list[Event] = [TurnStarted(combatant_ids=ids, round=state.round, side=side)]
+    events: list[Event] = [ctx.emit(TurnStarted(combatant_ids=ids, round=state.round, side=side))]
     limit = state.options.turn_time_limit
     if limit is not None:
         # delvers-deep 4.1 Combat Order: creatures that "share the same slot" share its one
@@ -156,7 +161,7 @@ def begin_turn(
         owner = ids[0] if len(ids) == 1 else None
         events.append(
             start_clock(
-                state.table.clocks, TURN_CLOCK, limit, ctx.now, label=f"{names}'s turn", owner=owner
+                state.table.clocks, TURN_CLOCK, limit, ctx, label=f"{names}'s turn", owner=owner
             )
         )
     return events
@@ -173,37 +178,39 @@ def end_turn(state: DelversState, cid: str | None, ctx: DecideContext) -> list[E
             )
         cid = controlled[0]
     acting_turn(state, cid, ctx, TAKING_A_TURN)
-    return end_of_turn(state, cid, "done")
+    return end_of_turn(state, cid, "done", ctx)
 
 
-def end_of_turn(state: DelversState, cid: str, reason: Literal["done", "timeout"]) -> list[Event]:
+def end_of_turn(
+    state: DelversState, cid: str, reason: Literal["done", "timeout"], ctx: DecideContext
+) -> list[Event]:
     # delvers-deep 4.1 Taking a Turn: every turn starts with the recovery phase, so a turn
     # ended without an action still recovers.
-    return [*auto_recovery(state, cid), TurnEnded(combatant_id=cid, reason=reason)]
+    return [*auto_recovery(state, cid, ctx), ctx.emit(TurnEnded(combatant_id=cid, reason=reason))]
 
 
-def timed_out(state: DelversState) -> list[Event]:
+def timed_out(state: DelversState, ctx: DecideContext) -> list[Event]:
     """The turn clock ran out: every turn of the slot ends as its controller's `end-turn`
     would, even while reactions are still to resolve; the next slot waits for them."""
     events: list[Event] = []
     for cid in state.current:
         if state.table.combatants[cid].out_of_fight:
-            events.append(TurnEnded(combatant_id=cid, reason="downed"))
+            events.append(ctx.emit(TurnEnded(combatant_id=cid, reason="downed")))
         else:
-            events += end_of_turn(state, cid, "timeout")
+            events += end_of_turn(state, cid, "timeout", ctx)
     return events
 
 
-def finished(state: DelversState, cid: str) -> TurnEnded | None:
+def finished(state: DelversState, cid: str, ctx: DecideContext) -> TurnEnded | None:
     """A turn that ends by itself: both actions used, or its combatant is out of the fight."""
     combatant = state.table.combatants.get(cid)
     if combatant is None:
-        return TurnEnded(combatant_id=cid, reason="removed")
+        return ctx.emit(TurnEnded(combatant_id=cid, reason="removed"))
     if combatant.out_of_fight:
-        return TurnEnded(combatant_id=cid, reason="downed")
+        return ctx.emit(TurnEnded(combatant_id=cid, reason="downed"))
     turn = state.turns.get(cid)
     if turn is not None and turn.actions_used >= 2:
-        return TurnEnded(combatant_id=cid, reason="actions-spent")
+        return ctx.emit(TurnEnded(combatant_id=cid, reason="actions-spent"))
     return None
 
 
@@ -211,7 +218,7 @@ def next_turn(state: DelversState, ctx: DecideContext) -> list[Event]:
     """What the order does by itself once the table is quiet: end spent turns, start the
     next PC's turn, or a new round. A GM slot waits for `pick`, untimed."""
     for cid in state.current:
-        ended = finished(state, cid)
+        ended = finished(state, cid, ctx)
         if ended is not None:
             return [ended]
     if state.current:
@@ -221,5 +228,5 @@ def next_turn(state: DelversState, ctx: DecideContext) -> list[Event]:
         first = waiting(state, "pcs")[0]
         return begin_turn(state, (first,), "pcs", ctx)
     if side is None and anyone_could_act(state):
-        return [RoundStarted(round=state.round + 1)]
-    return stop_clock(state.table.clocks, TURN_CLOCK)
+        return [ctx.emit(RoundStarted(round=state.round + 1))]
+    return stop_clock(state.table.clocks, TURN_CLOCK, ctx)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from service.domain.context import Actor
+from service.domain.context import Actor, looking_ahead
 from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.table import Combatant
@@ -79,7 +79,7 @@ def turn_actions(state: DelversState, cid: str) -> list[ActionOption]:
     if turn.actions_used >= 2:
         return out
     # Costs are judged after the recovery that the first action would apply by itself.
-    for event in auto_recovery(state, cid):
+    for event in auto_recovery(state, cid, looking_ahead()):
         state = evolve(state, event)
     me = state.table.combatants[cid]
 

@@ -62,7 +62,7 @@ def choose_foe(state: FiftyTwoState, cid: str, foe: str, ctx: DecideContext) -> 
             f"'{foe}' is not a faction {me.name} can fight; the others are: {valid}",
             rule=SIDES,
         )
-    return [FoeChosen(combatant_id=cid, foe=foe)]
+    return [ctx.emit(FoeChosen(combatant_id=cid, foe=foe))]
 
 
 def remove_card(state: FiftyTwoState, cid: str, card: Card, ctx: DecideContext) -> list[Event]:
@@ -79,15 +79,17 @@ def remove_card(state: FiftyTwoState, cid: str, card: Card, ctx: DecideContext) 
         outcome = card_actions.remove_elsewhere(field, card)
         how, cost = "elsewhere", ELSEWHERE_COST
     return [
-        CardsRemoved(
-            combatant_id=cid,
-            abandoned=spells.abandoned_by_removal(state, cid),
-            how=how,
-            card=card,
-            cards=outcome.cards,
-            cost=cost,
-            normal=outcome.normal,
-            critical=outcome.critical,
+        ctx.emit(
+            CardsRemoved(
+                combatant_id=cid,
+                abandoned=spells.abandoned_by_removal(state, cid),
+                how=how,
+                card=card,
+                cards=outcome.cards,
+                cost=cost,
+                normal=outcome.normal,
+                critical=outcome.critical,
+            )
         )
     ]
 
@@ -130,7 +132,9 @@ def add_cards(
     needed = layout.to_shuffle(field, count)
     if needed and count <= len(field.pool) + len(field.discard):
         order = _reshuffled(needed, reshuffle, ctx)
-        events.append(DiscardReshuffled(pool=order, source="table" if reshuffle else "server"))
+        events.append(
+            ctx.emit(DiscardReshuffled(pool=order, source="table" if reshuffle else "server"))
+        )
         field = layout.Battlefield(field.columns, (*field.pool, *order), (), field.depth)
     elif reshuffle is not None:
         raise RuleViolation(
@@ -140,13 +144,15 @@ def add_cards(
         field, column - 1, count, placed_before=turn.placed.get(column, 0)
     )
     events.append(
-        CardsAdded(
-            combatant_id=cid,
-            column=column,
-            cards=outcome.cards,
-            cost=count * CARD_COST,
-            normal=outcome.normal,
-            critical=outcome.critical,
+        ctx.emit(
+            CardsAdded(
+                combatant_id=cid,
+                column=column,
+                cards=outcome.cards,
+                cost=count * CARD_COST,
+                normal=outcome.normal,
+                critical=outcome.critical,
+            )
         )
     )
     return events
@@ -173,7 +179,11 @@ def remove_pair(
     turn = acting(state, cid, ctx)
     pay(turn, CARD_COST, "removing a pair")
     outcome = card_actions.remove_pair(_field(state), *cards)
-    return [PairRemoved(combatant_id=cid, cards=cards, cost=CARD_COST, critical=outcome.critical)]
+    return [
+        ctx.emit(
+            PairRemoved(combatant_id=cid, cards=cards, cost=CARD_COST, critical=outcome.critical)
+        )
+    ]
 
 
 def execute_attack(
@@ -203,18 +213,20 @@ def execute_attack(
     cost = armor.execute_cost(stats_of(me).weapon, stats_of(target))
     pay(turn, cost, f"executing a {kind} attack")
     blow = strike(state, me, target, "critical" if critical else "ordinary", ctx)
-    attack = AttackExecuted(
-        combatant_id=cid,
-        target=target_id,
-        critical=critical,
-        cost=cost,
-        rating=blow.rating,
-        hits_before=blow.before,
-        hits_after=blow.after,
-        registered=blow.registered,
-        damage=blow.damage,
+    attack = ctx.emit(
+        AttackExecuted(
+            combatant_id=cid,
+            target=target_id,
+            critical=critical,
+            cost=cost,
+            rating=blow.rating,
+            hits_before=blow.before,
+            hits_after=blow.after,
+            registered=blow.registered,
+            damage=blow.damage,
+        )
     )
-    return [attack, *blow.hurt(state, f"{me.name}'s {kind} attack")]
+    return [attack, *blow.hurt(state, f"{me.name}'s {kind} attack", ctx)]
 
 
 class Blow(NamedTuple):
@@ -228,11 +240,11 @@ class Blow(NamedTuple):
     registered: bool
     damage: int
 
-    def hurt(self, state: FiftyTwoState, reason: str) -> list[Event]:
+    def hurt(self, state: FiftyTwoState, reason: str, ctx: DecideContext) -> list[Event]:
         if not self.damage:
             return []
         return adjust_pool(
-            state.table, self.target, "hp", -self.damage, None, None, reason, gm_override=False
+            state.table, self.target, "hp", -self.damage, None, None, reason, ctx, gm_override=False
         )
 
 
@@ -268,7 +280,9 @@ def other_action(
             rule=ACTIONS,
         )
     pay(turn, cost, description)
-    return [OtherActionTaken(combatant_id=cid, kind=kind, description=description, cost=cost)]
+    return [
+        ctx.emit(OtherActionTaken(combatant_id=cid, kind=kind, description=description, cost=cost))
+    ]
 
 
 def stand_up(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
@@ -281,8 +295,8 @@ def stand_up(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
         raise RuleViolation("stand/not-prone", f"{me.name} is not prone", rule=PRONE_RULE)
     pay(turn, reflex.STAND_UP_COST, "standing up")
     return [
-        StoodUp(combatant_id=cid, cost=reflex.STAND_UP_COST),
-        ConditionRemoved(combatant_id=cid, condition=reflex.PRONE, gm_override=False),
+        ctx.emit(StoodUp(combatant_id=cid, cost=reflex.STAND_UP_COST)),
+        ctx.emit(ConditionRemoved(combatant_id=cid, condition=reflex.PRONE, gm_override=False)),
     ]
 
 
@@ -310,7 +324,7 @@ def set_range(
             raise RuleViolation(
                 "range/not-an-opponent", f"{them.name} is on {me.name}'s side", rule=SIDES
             )
-    return [RangeSet(combatant_id=cid, opponents=tuple(dict.fromkeys(opponents)))]
+    return [ctx.emit(RangeSet(combatant_id=cid, opponents=tuple(dict.fromkeys(opponents))))]
 
 
 def move(
@@ -344,7 +358,9 @@ def move(
     else:
         cost = 0 if turn.free_step else 1
     pay(turn, cost, "moving" if how == "move" else "another 5-foot step")
-    events: list[Event] = [Moved(combatant_id=cid, how=how, cost=cost, left=left, entered=entered)]
+    events: list[Event] = [
+        ctx.emit(Moved(combatant_id=cid, how=how, cost=cost, left=left, entered=entered))
+    ]
     if how == "move":
         for other in left:
             events += opportunity_attack(state, other, cid, ctx)
@@ -361,13 +377,15 @@ def opportunity_attack(
     if attacker.out_of_fight:
         return []
     blow = strike(state, attacker, target, "ordinary", ctx)
-    attack = OpportunityAttacked(
-        combatant_id=attacker_id,
-        target=target_id,
-        rating=blow.rating,
-        hits_before=blow.before,
-        hits_after=blow.after,
-        registered=blow.registered,
-        damage=blow.damage,
+    attack = ctx.emit(
+        OpportunityAttacked(
+            combatant_id=attacker_id,
+            target=target_id,
+            rating=blow.rating,
+            hits_before=blow.before,
+            hits_after=blow.after,
+            registered=blow.registered,
+            damage=blow.damage,
+        )
     )
-    return [attack, *blow.hurt(state, f"{attacker.name}'s attack of opportunity")]
+    return [attack, *blow.hurt(state, f"{attacker.name}'s attack of opportunity", ctx)]

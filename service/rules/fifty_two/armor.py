@@ -1,6 +1,6 @@
 """Armor in fifty-two (§5.3): what each armor is vulnerable to, what an attack costs to
-execute, the rating that hits must reach before one registers, natural armor, and the
-count of hits worn into a defender's armor.
+execute, the rating that hits must reach before one registers, and the count of hits worn into
+a defender's armor (natural armor and the names of armors: armor_types.py).
 
 Pure arithmetic on a defender's `FiftyTwoStats` and the attacker's weapon. Readings of the
 seed where it is vague or contradicts itself are on docs/rules/fifty-two.md:
@@ -20,10 +20,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
-from service.domain.errors import RuleViolation
-from service.rules.fifty_two.state import ArmorType, DamageType, FiftyTwoStats, Weapon
-
-NATURAL_ARMOR = "fifty-two §5.3.2"
+from service.rules.fifty_two.armor_types import ArmorType, DamageType
+from service.rules.fifty_two.state import FiftyTwoStats, Weapon
 
 Vulnerability = DamageType | Literal["all"]
 HitKind = Literal["ordinary", "critical", "spell", "surprise"]
@@ -77,22 +75,6 @@ HIT_COUNT: Mapping[HitKind, int] = MappingProxyType(
 
 # fifty-two §5.3.3: "Ratings cannot increase to more than 2 more than the base rating".
 MAGIC_CAP = 2
-
-# fifty-two §5.3.2 gives no AC table. Fray's: the §5.3 table in its own order, one line a
-# point of armor bonus (AC - 10 - magic - stat bonuses), cloth and padded sharing a line;
-# three points of armor bonus make one point of rating.
-NATURAL_ARMOR_BY_BONUS: tuple[ArmorType, ...] = (
-    "none",
-    "padded",
-    "soft-leather",
-    "hard-leather",
-    "bone",
-    "chain",
-    "banded",
-    "ring",
-    "half-plate",
-    "full-plate",
-)
 
 
 class HitCount(NamedTuple):
@@ -159,33 +141,6 @@ def rating(defender: FiftyTwoStats, attacker_enchantment: int) -> int:
     adjusted = base + defense_magic(defender) - attacker_enchantment
     # fifty-two §5.3.3: "Ratings cannot drop below zero", nor rise above base + 2.
     return max(0, min(adjusted, base + MAGIC_CAP))
-
-
-def natural_armor(ac: int, magic_defense: int, stat_bonus: int) -> ArmorType:
-    """The armor a monster's natural AC is equivalent to (§5.3.2 Natural Armors).
-
-    "Subtract any magical defensive bonus and stat-based bonuses from the AC specified":
-    what is left above 10 is the armor bonus, read off `NATURAL_ARMOR_BY_BONUS` (9 and more
-    are full plate). The magical defensive bonus becomes the armor's enchantment, as the
-    Addendum's Esther (Magic Def +2, "Ring +2") shows; that is the caller's to set.
-    """
-    if magic_defense < 0:
-        raise RuleViolation(
-            "armor/negative-magic-defense",
-            f"a magical defensive bonus cannot be negative ({magic_defense})",
-            rule=NATURAL_ARMOR,
-            details={"magic_defense": magic_defense},
-        )
-    bonus = ac - 10 - magic_defense - stat_bonus
-    if bonus < 0:
-        raise RuleViolation(
-            "armor/ac-below-unarmored",
-            f"an AC of {ac} with a magical bonus of {magic_defense} and stat bonuses of "
-            f"{stat_bonus} leaves {bonus} for the skin, less than no armor at all (AC 10)",
-            rule=NATURAL_ARMOR,
-            details={"ac": ac, "magic_defense": magic_defense, "stat_bonus": stat_bonus},
-        )
-    return NATURAL_ARMOR_BY_BONUS[min(bonus, len(NATURAL_ARMOR_BY_BONUS) - 1)]
 
 
 def register_hit(count: int, kind: HitKind, rating: int, mode: HitMode = "reset") -> HitCount:

@@ -75,12 +75,12 @@ class Run:
 def _next_step(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     match state.phase:
         case "surprise" if not state.surprise_left:
-            return opening.column_choice(state)
+            return opening.column_choice(state, ctx)
         case "surprise" | "surprise-cards" if _first_down(state):
             # A combatant downed in the surprise round makes no surprise move.
-            return [SurprisePassed(combatant_id=state.surprise_left[0])]
+            return [ctx.emit(SurprisePassed(combatant_id=state.surprise_left[0]))]
         case "surprise-cards" if not state.surprise_left:
-            return opening.surprise_cards_done()
+            return opening.surprise_cards_done(ctx)
         case "running" if state.pending_spell is not None:
             return []
         case "running":
@@ -210,8 +210,8 @@ def follow_up(
                 run.emit(opening.roll_initiative(run.state, ctx))
                 while roll_offs := opening.roll_offs(run.state, ctx):
                     run.emit(roll_offs)
-                run.emit(opening.chart(run.state))
-                run.emit(opening.after_initiative(run.state))
+                run.emit(opening.chart(run.state, ctx))
+                run.emit(opening.after_initiative(run.state, ctx))
             case CombatantAdded() if run.state.phase != "setup":
                 raise RuleViolation(
                     "combatant/after-start",
@@ -219,5 +219,5 @@ def follow_up(
                     rule="fifty-two §4",
                 )
             case ClockExpired(clock_id=turns.DECISION_CLOCK) if run.state.phase == "running":
-                run.emit(turns.timed_out(run.state))
+                run.emit(turns.timed_out(run.state, ctx))
     return run.settle()

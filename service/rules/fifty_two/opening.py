@@ -80,7 +80,7 @@ def roll_initiative(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
             + stats.initiative_circumstantial
             + roll
         )
-        events.append(InitiativeRolled(combatant_id=cid, die_roll=roll, total=total))
+        events.append(ctx.emit(InitiativeRolled(combatant_id=cid, die_roll=roll, total=total)))
     return events
 
 
@@ -92,38 +92,42 @@ def roll_offs(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
         for cid in group:
             name = state.table.combatants[cid].name
             roll = ctx.roll(state.options.initiative_die, f"roll-off: {name}").total
-            events.append(RolledOff(combatant_id=cid, roll=roll))
+            events.append(ctx.emit(RolledOff(combatant_id=cid, roll=roll)))
     return events
 
 
-def chart(state: FiftyTwoState) -> list[Event]:
+def chart(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     entries = [entry(state, cid) for cid in state.ranks]
     slots, steps = initiative.tie_breaks(entries)
     events: list[Event] = [
-        TieBroken(
-            at=s.at,
-            winner=s.winner,
-            loser=s.loser,
-            decided_by=s.decided_by,
-            tie_breaker=initiative.TIE_BREAKERS[s.decided_by - 1],
-            moved=s.moved,
-            to=s.to,
+        ctx.emit(
+            TieBroken(
+                at=s.at,
+                winner=s.winner,
+                loser=s.loser,
+                decided_by=s.decided_by,
+                tie_breaker=initiative.TIE_BREAKERS[s.decided_by - 1],
+                moved=s.moved,
+                to=s.to,
+            )
         )
         for s in steps
     ]
-    events.append(InitiativeSet(chart=tuple((s.combatant_id, s.initiative) for s in slots)))
+    events.append(
+        ctx.emit(InitiativeSet(chart=tuple((s.combatant_id, s.initiative) for s in slots)))
+    )
     return events
 
 
-def after_initiative(state: FiftyTwoState) -> list[Event]:
+def after_initiative(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     """fifty-two §1: those with a surprise attack resolve it in descending DEX (ties in
     initiative order); then the columns are chosen."""
     place = {cid: n for n, (cid, _) in enumerate(state.chart)}
     surprising = [c.id for c in standing(state.table) if stats_of(c).surprise and c.id in place]
     if surprising:
         order = sorted(surprising, key=lambda cid: (-_dex(state, cid), place[cid]))
-        return [SurpriseRoundBegan(order=tuple(order))]
-    return column_choice(state)
+        return [ctx.emit(SurpriseRoundBegan(order=tuple(order)))]
+    return column_choice(state, ctx)
 
 
 def _dex(state: FiftyTwoState, cid: str) -> int:
@@ -135,7 +139,7 @@ def surprised(state: FiftyTwoState, side: SideName) -> bool:
     return any(stats_of(c).surprise for c in state.table.combatants.values() if side_of(c) != side)
 
 
-def column_choice(state: FiftyTwoState) -> list[Event]:
+def column_choice(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     """fifty-two §4, §4.1: the columns before the modifier; the side with the highest net
     initiative (the sum of its numbers; a tie goes to the side at the top) chooses."""
     totals: dict[SideName, int] = {"allies": 0, "enemies": 0}
@@ -145,7 +149,7 @@ def column_choice(state: FiftyTwoState) -> list[Event]:
     side: SideName = max(("allies", "enemies"), key=lambda s: (totals[s], s == top))
     allies = len([c for c in state.table.combatants.values() if side_of(c) == "allies"])
     count = layout.column_count(allies, surprised(state, "allies"), surprised(state, "enemies"))
-    return [ColumnChoiceBegan(side=side, columns=count)]
+    return [ctx.emit(ColumnChoiceBegan(side=side, columns=count))]
 
 
 def surprise_attack(
@@ -163,9 +167,17 @@ def surprise_attack(
     purpose = damage_purpose("surprise", attacker, target)
     damage = ctx.roll(stats_of(attacker).normal_damage, purpose).total
     return [
-        SurpriseAttacked(combatant_id=cid, target=target_id, damage=damage),
+        ctx.emit(SurpriseAttacked(combatant_id=cid, target=target_id, damage=damage)),
         *adjust_pool(
-            state.table, target_id, "hp", -damage, None, None, "surprise attack", gm_override=False
+            state.table,
+            target_id,
+            "hp",
+            -damage,
+            None,
+            None,
+            "surprise attack",
+            ctx,
+            gm_override=False,
         ),
     ]
 
@@ -175,7 +187,7 @@ def pass_surprise(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Ev
         _surprise_turn(state, cid, ctx, "surprise")
     else:
         _surprise_turn(state, cid, ctx, "surprise-cards")
-    return [SurprisePassed(combatant_id=cid)]
+    return [ctx.emit(SurprisePassed(combatant_id=cid))]
 
 
 def _surprise_turn(state: FiftyTwoState, cid: str, ctx: DecideContext, phase: str) -> Combatant:
@@ -221,7 +233,7 @@ def choose_columns(state: FiftyTwoState, modifier: int, ctx: DecideContext) -> l
         raise RuleViolation(
             "cards/no-columns", f"the field would have {columns} columns", rule=layout.COLUMNS
         )
-    return [ColumnsChosen(side=side, modifier=modifier, columns=columns)]
+    return [ctx.emit(ColumnsChosen(side=side, modifier=modifier, columns=columns))]
 
 
 def deal(state: FiftyTwoState, deck: list[Card] | None, ctx: DecideContext) -> list[Event]:
@@ -247,15 +259,17 @@ def deal(state: FiftyTwoState, deck: list[Card] | None, ctx: DecideContext) -> l
         source = "server"
     field = layout.deal(order, columns, state.options.depth)
     events: list[Event] = [
-        FieldDealt(
-            columns=field.columns,
-            pool=field.pool,
-            depth=field.depth,
-            padding=padding_count(columns),
-            source=source,
+        ctx.emit(
+            FieldDealt(
+                columns=field.columns,
+                pool=field.pool,
+                depth=field.depth,
+                padding=padding_count(columns),
+                source=source,
+            )
         )
     ]
-    return events + surprise_cards(state)
+    return events + surprise_cards(state, ctx)
 
 
 def _table_deck(deck: list[Card], columns: int) -> list[Card]:
@@ -284,7 +298,7 @@ def _table_deck(deck: list[Card], columns: int) -> list[Card]:
     return deck
 
 
-def surprise_cards(state: FiftyTwoState) -> list[Event]:
+def surprise_cards(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     """fifty-two §4.3, §4.4: the side that surprised the other, and was not surprised,
     takes (Allies) or adds (Enemies) one card per surprising combatant."""
     place = {cid: n for n, (cid, _) in enumerate(state.chart)}
@@ -293,12 +307,12 @@ def surprise_cards(state: FiftyTwoState) -> list[Event]:
         if surprised(state, other) and not surprised(state, side):
             who = [c.id for c in standing(state.table, side) if stats_of(c).surprise]
             order = tuple(sorted(who, key=lambda cid: place.get(cid, len(place))))
-            return [SurpriseCardsBegan(side=side, order=order)]
-    return surprise_cards_done()
+            return [ctx.emit(SurpriseCardsBegan(side=side, order=order))]
+    return surprise_cards_done(ctx)
 
 
-def surprise_cards_done() -> list[Event]:
-    return [RoundStarted(round=1)]
+def surprise_cards_done(ctx: DecideContext) -> list[Event]:
+    return [ctx.emit(RoundStarted(round=1))]
 
 
 def take_card(state: FiftyTwoState, cid: str, card: Card, ctx: DecideContext) -> list[Event]:
@@ -311,7 +325,7 @@ def take_card(state: FiftyTwoState, cid: str, card: Card, ctx: DecideContext) ->
             rule=layout.ALLIES_SURPRISE,
         )
     column, _ = layout.locate(state.field, card, layout.ALLIES_SURPRISE)
-    return [CardTaken(combatant_id=cid, card=card, column=column + 1)]
+    return [ctx.emit(CardTaken(combatant_id=cid, card=card, column=column + 1))]
 
 
 def add_surprise_card(
@@ -326,4 +340,4 @@ def add_surprise_card(
             rule=layout.ENEMIES_SURPRISE,
         )
     outcome = layout.surprise_add(state.field, column - 1, state.surprise_columns)
-    return [SurpriseCardAdded(combatant_id=cid, column=column, card=outcome.cards[0])]
+    return [ctx.emit(SurpriseCardAdded(combatant_id=cid, column=column, card=outcome.cards[0]))]

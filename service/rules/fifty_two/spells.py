@@ -62,15 +62,17 @@ def cast(
         done = 1
     complete = done >= spell.rounds
     events: list[Event] = [
-        SpellCast(
-            combatant_id=cid,
-            spell=name,
-            target=target,
-            round_cast=state.round,
-            rounds_done=done,
-            rounds=spell.rounds,
-            complete=complete,
-            abandoned=abandoned,
+        ctx.emit(
+            SpellCast(
+                combatant_id=cid,
+                spell=name,
+                target=target,
+                round_cast=state.round,
+                rounds_done=done,
+                rounds=spell.rounds,
+                complete=complete,
+                abandoned=abandoned,
+            )
         )
     ]
     if complete and spell.instantaneous:
@@ -89,7 +91,7 @@ def suspend(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
             rule=SPELLS,
         )
     pay(turn, 1, "suspending a spell")
-    return [SpellSuspended(combatant_id=cid, spell=casting.spell)]
+    return [ctx.emit(SpellSuspended(combatant_id=cid, spell=casting.spell))]
 
 
 def abandoned_by_removal(state: FiftyTwoState, cid: str) -> str | None:
@@ -120,12 +122,14 @@ def take_effect(
         if defender is not None and not defender.out_of_fight:
             limit = reflex.dive_limit(stats_of(defender).str_mod, stats_of(defender).size)
             return [
-                SpellPending(
-                    combatant_id=cid,
-                    spell=spell.name,
-                    target=target,
-                    dc=spell.reflex_dc,
-                    dive_limit=limit,
+                ctx.emit(
+                    SpellPending(
+                        combatant_id=cid,
+                        spell=spell.name,
+                        target=target,
+                        dc=spell.reflex_dc,
+                        dive_limit=limit,
+                    )
                 )
             ]
     return resolve(state, cid, spell, target, ctx)
@@ -145,7 +149,7 @@ def resolve(
     registers (§5.3.3), and the save's cost owed by the defender (§8)."""
     me = state.table.combatants[cid]
     if target is None or target not in state.table.combatants:
-        return [SpellTookEffect(combatant_id=cid, spell=spell.name, target=target)]
+        return [ctx.emit(SpellTookEffect(combatant_id=cid, spell=spell.name, target=target))]
     defender = state.table.combatants[target]
     stats = stats_of(defender)
     save, roll, cost, charged, prone = "none", None, 0, None, False
@@ -174,29 +178,33 @@ def resolve(
     rating = armor.rating(stats, 0)
     _, after = armor.register_hit(before, "spell", rating, state.options.armor_hits)
     events: list[Event] = [
-        SpellTookEffect(
-            combatant_id=cid,
-            spell=spell.name,
-            target=target,
-            damage=damage,
-            save=save,
-            save_roll=roll,
-            save_cost=cost,
-            charged_to=charged,
-            prone=prone,
-            hits_before=before,
-            hits_after=after,
+        ctx.emit(
+            SpellTookEffect(
+                combatant_id=cid,
+                spell=spell.name,
+                target=target,
+                damage=damage,
+                save=save,
+                save_roll=roll,
+                save_cost=cost,
+                charged_to=charged,
+                prone=prone,
+                hits_before=before,
+                hits_after=after,
+            )
         )
     ]
     if prone:
         events.append(
-            ConditionApplied(
-                combatant_id=target, condition=PRONE, source=cid, note="dived to cover"
+            ctx.emit(
+                ConditionApplied(
+                    combatant_id=target, condition=PRONE, source=cid, note="dived to cover"
+                )
             )
         )
     if damage:
         events += adjust_pool(
-            state.table, target, "hp", -damage, None, None, spell.name, gm_override=False
+            state.table, target, "hp", -damage, None, None, spell.name, ctx, gm_override=False
         )
     return events
 

@@ -20,24 +20,11 @@ from service.domain.limits import ARRAY
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import EncounterState
 from service.domain.table import Frozen
+from service.rules.fifty_two.armor_types import ArmorType, DamageType, natural_armor
 from service.rules.fifty_two.layout import Battlefield
 
 ALLIES = "allies"
 _INT = TypeAdapter(int)
-DamageType = Literal["slashing", "piercing", "crushing"]
-ArmorType = Literal[
-    "none",
-    "cloth",
-    "padded",
-    "soft-leather",
-    "hard-leather",
-    "bone",
-    "chain",
-    "banded",
-    "ring",
-    "half-plate",
-    "full-plate",
-]
 Size = Literal["small", "medium", "large"]
 Phase = Literal["setup", "surprise", "columns", "deal", "surprise-cards", "running", "ended"]
 
@@ -131,8 +118,6 @@ class FiftyTwoStats(Frozen):
         +2, "Ring +2"). A stat block that also names the armor must name the same one."""
         if not isinstance(data, dict) or data.get("natural_ac") is None:
             return data
-        from service.rules.fifty_two.armor import natural_armor  # armor.py reads this module
-
         stat = data.get("ac_stat_bonus")
         try:
             ac, magic, bonus = (

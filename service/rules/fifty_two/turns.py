@@ -95,7 +95,7 @@ def clock(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
             state.table.clocks,
             DECISION_CLOCK,
             seconds,
-            ctx.now,
+            ctx,
             label=f"{name}'s decision",
             owner=cid,
         )
@@ -116,13 +116,15 @@ def begin_turn(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event
     bonus = points.combat_bonus(stats_of(combatant), [stats_of(o).magic_defense for o in opponents])
     owed = state.debts.get(cid, 0)
     available = max(0, points.action_points(bonus.total) - owed)
-    started = TurnStarted(
-        combatant_id=cid,
-        round=state.round,
-        bonus=bonus.total,
-        terms=tuple(bonus.terms),
-        points=available,
-        owed=owed,
+    started = ctx.emit(
+        TurnStarted(
+            combatant_id=cid,
+            round=state.round,
+            bonus=bonus.total,
+            terms=tuple(bonus.terms),
+            points=available,
+            owed=owed,
+        )
     )
     return [started, *clock(state, cid, ctx)]
 
@@ -151,31 +153,31 @@ def next_turn(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     if turn is not None:
         combatant = state.table.combatants.get(turn.combatant_id)
         if combatant is None:
-            return [TurnEnded(combatant_id=turn.combatant_id, reason="removed")]
+            return [ctx.emit(TurnEnded(combatant_id=turn.combatant_id, reason="removed"))]
         if combatant.out_of_fight:
-            return [TurnEnded(combatant_id=turn.combatant_id, reason="downed")]
+            return [ctx.emit(TurnEnded(combatant_id=turn.combatant_id, reason="downed"))]
         if not can_still_act(state, turn):
-            return [TurnEnded(combatant_id=turn.combatant_id, reason="out-of-points")]
+            return [ctx.emit(TurnEnded(combatant_id=turn.combatant_id, reason="out-of-points"))]
         return []
     cid = next_up(state)
     if cid is not None:
         return begin_turn(state, cid, ctx)
     if standing(state.table):
         return new_round(state, ctx)
-    return stop_clock(state.table.clocks, DECISION_CLOCK)
+    return stop_clock(state.table.clocks, DECISION_CLOCK, ctx)
 
 
 def new_round(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     number = state.round + 1
-    events: list[Event] = [RoundStarted(round=number)]
+    events: list[Event] = [ctx.emit(RoundStarted(round=number))]
     if number >= 2 and not state.resequenced:
-        events.append(resequenced(state))
+        events.append(resequenced(state, ctx))
     if state.options.add_row_in_round == number and state.field is not None:
         events += add_row(state, ctx)
     return events
 
 
-def resequenced(state: FiftyTwoState) -> InitiativeSet:
+def resequenced(state: FiftyTwoState, ctx: DecideContext) -> InitiativeSet:
     """fifty-two §6: once per combat, at the start of round 2."""
     sides = {cid: side_of(c) for cid, c in state.table.combatants.items()}
     attackers = {
@@ -185,8 +187,10 @@ def resequenced(state: FiftyTwoState) -> InitiativeSet:
     }
     chart = [(c, n) for c, n in state.chart if c in sides]
     slots = initiative.resequence(chart, sides, attackers)
-    return InitiativeSet(
-        chart=tuple((s.combatant_id, s.initiative) for s in slots), reason="resequenced"
+    return ctx.emit(
+        InitiativeSet(
+            chart=tuple((s.combatant_id, s.initiative) for s in slots), reason="resequenced"
+        )
     )
 
 
@@ -198,24 +202,28 @@ def add_row(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     needed = layout.to_shuffle(field, len(field.columns))
     if needed:
         order = tuple(ctx.shuffle(needed, "reshuffle the discard stack"))
-        events.append(DiscardReshuffled(pool=order))
+        events.append(ctx.emit(DiscardReshuffled(pool=order)))
         field = layout.Battlefield(field.columns, (*field.pool, *order), (), field.depth)
     outcome = layout.add_row(field)
-    return [*events, RowAdded(cards=outcome.cards)]
+    return [*events, ctx.emit(RowAdded(cards=outcome.cards))]
 
 
 def end_turn(state: FiftyTwoState, cid: str | None, ctx: DecideContext) -> list[Event]:
     turn = acting(state, cid, ctx)
-    return [TurnEnded(combatant_id=turn.combatant_id, reason="done", forfeited=turn.points)]
+    return [
+        ctx.emit(TurnEnded(combatant_id=turn.combatant_id, reason="done", forfeited=turn.points))
+    ]
 
 
-def timed_out(state: FiftyTwoState) -> list[Event]:
+def timed_out(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     """fifty-two §4.5: "your combat round ends, and any action points not used are
     forfeited"."""
     turn = state.turn
     if turn is None:
         return []
-    return [TurnEnded(combatant_id=turn.combatant_id, reason="timeout", forfeited=turn.points)]
+    return [
+        ctx.emit(TurnEnded(combatant_id=turn.combatant_id, reason="timeout", forfeited=turn.points))
+    ]
 
 
 def hold(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
@@ -239,7 +247,7 @@ def hold(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
     before, after = values[cid], values[later[0]] - 1
     while after in values.values():
         after -= 1
-    return [ActionHeld(combatant_id=cid, before=before, after=after)]
+    return [ctx.emit(ActionHeld(combatant_id=cid, before=before, after=after))]
 
 
 def raise_initiative(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
@@ -248,4 +256,4 @@ def raise_initiative(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list
     pay(turn, 1, "+1 initiative")
     before = dict(state.chart)[cid]
     after = dict(initiative.plus_one(state.chart, cid))[cid]
-    return [InitiativeRaised(combatant_id=cid, before=before, after=after, cost=1)]
+    return [ctx.emit(InitiativeRaised(combatant_id=cid, before=before, after=after, cost=1))]

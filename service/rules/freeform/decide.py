@@ -58,8 +58,8 @@ def decide_own(state: FreeformState, command: Command, ctx: DecideContext) -> li
             return rejoin(state, command, ctx)
         case Ready():
             actor = _turn_owner(state, command.combatant_id, ctx)
-            readied = ActionReadied(
-                combatant_id=actor, action=command.action, trigger=command.trigger
+            readied = ctx.emit(
+                ActionReadied(combatant_id=actor, action=command.action, trigger=command.trigger)
             )
             # freeform §5: the turn passes on from a state that holds the readied action, so
             # a lone readier's own next turn sees it lapse.
@@ -104,7 +104,7 @@ def follow_up(
                 if event.trigger.get("kind") == "readied":
                     for combatant_id, option in answers:
                         if option == "act" and combatant_id in state.readied:
-                            out.append(_triggered(state, combatant_id))
+                            out.append(_triggered(state, combatant_id, ctx))
     return out
 
 
@@ -141,7 +141,7 @@ def _timed_out(state: FreeformState, owner: str, ctx: DecideContext) -> list[Eve
 def _delay(state: FreeformState, actor: str, reason: str, ctx: DecideContext) -> list[Event]:
     # freeform §4: delaying is not taking a turn, so end-of-turn durations wait; the turn
     # passes on from a state where the delayer already stands aside, so it cannot be next.
-    delayed = TurnDelayed(combatant_id=actor)
+    delayed = ctx.emit(TurnDelayed(combatant_id=actor))
     return [delayed, *pass_turn(evolve(state, delayed), actor, reason, ctx, tick=False)]
 
 
@@ -190,13 +190,15 @@ def roll_initiative(
         for combatant_id in members:
             modifier = int(table.combatants[combatant_id].stats.get("initiative_modifier", 0))
             events.append(
-                InitiativeRolled(
-                    combatant_id=combatant_id,
-                    roll=rolled,
-                    modifier=modifier,
-                    total=rolled + modifier,
-                    tiebreak=tiebreak,
-                    group=group,
+                ctx.emit(
+                    InitiativeRolled(
+                        combatant_id=combatant_id,
+                        roll=rolled,
+                        modifier=modifier,
+                        total=rolled + modifier,
+                        tiebreak=tiebreak,
+                        group=group,
+                    )
                 )
             )
     return events
@@ -221,13 +223,15 @@ def set_initiative(state: FreeformState, command: SetInitiative, ctx: DecideCont
         state.options.tiebreak_die, purpose=f"initiative tie-break: {combatant.name}"
     )
     return [
-        InitiativeRolled(
-            combatant_id=combatant.id,
-            roll=None,
-            modifier=modifier,
-            total=command.total,
-            tiebreak=tiebreak,
-            group=combatant.stats.get("group"),
+        ctx.emit(
+            InitiativeRolled(
+                combatant_id=combatant.id,
+                roll=None,
+                modifier=modifier,
+                total=command.total,
+                tiebreak=tiebreak,
+                group=combatant.stats.get("group"),
+            )
         )
     ]
 
@@ -240,7 +244,7 @@ def rejoin(state: FreeformState, command: Rejoin, ctx: DecideContext) -> list[Ev
             "turn/not-delaying", f"{combatant.name} is not delaying", rule="freeform §4"
         )
     # freeform §4: when nobody is acting the delayer takes up its turn at once.
-    rejoined = DelayEnded(combatant_id=combatant.id, after=_last_in_line(state))
+    rejoined = ctx.emit(DelayEnded(combatant_id=combatant.id, after=_last_in_line(state)))
     return [rejoined, *_wake(evolve(state, rejoined), ctx)]
 
 
@@ -262,13 +266,17 @@ def trigger_ready(state: FreeformState, combatant_id: str, ctx: DecideContext) -
         raise RuleViolation(
             "turn/nothing-readied", f"{combatant.name} has no readied action", rule="freeform §5"
         )
-    return _triggered(state, combatant_id)
+    return _triggered(state, combatant_id, ctx)
 
 
-def _triggered(state: FreeformState, combatant_id: str) -> Event:
+def _triggered(state: FreeformState, combatant_id: str, ctx: DecideContext) -> Event:
     # freeform §5: the readier acts now and its place moves to just before the current actor.
-    return ReadiedActionTriggered(
-        combatant_id=combatant_id, action=state.readied[combatant_id].action, before=state.current
+    return ctx.emit(
+        ReadiedActionTriggered(
+            combatant_id=combatant_id,
+            action=state.readied[combatant_id].action,
+            before=state.current,
+        )
     )
 
 
@@ -287,7 +295,7 @@ def call_for_readied(
         trigger={"kind": "readied", "text": command.trigger},
         eligible={c: ("act",) for c in holders},
         order=holders,
-        now=ctx.now,
+        ctx=ctx,
         seconds=state.options.reaction_window,
         policies=table.policies,
         resources=table.resources_of,

@@ -49,14 +49,14 @@ def begin_turn(
 ) -> list[Event]:
     resumed = combatant_id in state.resuming
     events: list[Event] = [
-        TurnStarted(combatant_id=combatant_id, round=round_number, resumed=resumed)
+        ctx.emit(TurnStarted(combatant_id=combatant_id, round=round_number, resumed=resumed))
     ]
     if combatant_id in state.readied:
         # freeform §5: a readied action lasts until the readier's next turn comes up.
-        events.append(ReadiedActionLapsed(combatant_id=combatant_id))
+        events.append(ctx.emit(ReadiedActionLapsed(combatant_id=combatant_id)))
     if not resumed:
         # freeform §4, §6: a delayer's resumed turn is the turn it delayed, already started.
-        events += tick_conditions(state.table, combatant_id, "start-of-turn")
+        events += tick_conditions(state.table, combatant_id, "start-of-turn", ctx)
     limit = state.options.turn_time_limit
     if limit is not None:
         name = state.table.combatants[combatant_id].name
@@ -65,7 +65,7 @@ def begin_turn(
                 state.table.clocks,
                 TURN_CLOCK,
                 limit,
-                ctx.now,
+                ctx,
                 label=f"{name}'s turn",
                 owner=combatant_id,
             )
@@ -75,7 +75,7 @@ def begin_turn(
 
 def start_first_turn(state: FreeformState, ctx: DecideContext) -> list[Event]:
     first, _ = successor(state, None)
-    events: list[Event] = [RoundStarted(round=1)]
+    events: list[Event] = [ctx.emit(RoundStarted(round=1))]
     if first is not None:
         events += begin_turn(state, first, 1, ctx)
     return events
@@ -93,17 +93,17 @@ def pass_turn(
     When nobody may act (everyone else delays or is down) the turn passes to no one and the
     turn timer stops; the next combatant able to act takes the turn (freeform §3).
     """
-    events: list[Event] = [TurnEnded(combatant_id=combatant_id, reason=reason)]
+    events: list[Event] = [ctx.emit(TurnEnded(combatant_id=combatant_id, reason=reason))]
     if tick:
-        events += tick_conditions(state.table, combatant_id, "end-of-turn")
+        events += tick_conditions(state.table, combatant_id, "end-of-turn", ctx)
     after = _evolved(state, events)
     leaving = combatant_id if reason == "removed" else None
     following, wrapped = successor(after, combatant_id, leaving)
     if following is None:
-        return events + stop_clock(state.table.clocks, TURN_CLOCK)
+        return events + stop_clock(state.table.clocks, TURN_CLOCK, ctx)
     round_number = state.round + 1 if wrapped else state.round
     if wrapped:
-        events.append(RoundStarted(round=round_number))
+        events.append(ctx.emit(RoundStarted(round=round_number)))
     return events + begin_turn(_evolved(state, events), following, round_number, ctx)
 
 

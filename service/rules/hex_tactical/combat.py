@@ -113,11 +113,11 @@ def _weapon(state: HexState, cid: str, name: str | None, picking_up: bool = Fals
     return weapon
 
 
-def _wield(state: HexState, cid: str, weapon: Weapon) -> list[Event]:
+def _wield(state: HexState, cid: str, weapon: Weapon, ctx: DecideContext) -> list[Event]:
     """Attacking with another of one's weapons takes it in hand first (free)."""
     if weapon is UNARMED or state.wielding.get(cid) == weapon.name:
         return []
-    return [Wielded(combatant_id=cid, weapon=weapon.name)]
+    return [ctx.emit(Wielded(combatant_id=cid, weapon=weapon.name))]
 
 
 def _target(state: HexState, attacker: str, target: str) -> None:
@@ -139,7 +139,7 @@ def attack(state: HexState, command: Attack, ctx: DecideContext) -> list[Event]:
     begun = begin_action(state, cid, "other", "attack", ctx, ATTACKING)
     weapon = _weapon(state, cid, command.weapon)
     _target(state, cid, command.target)
-    events: list[Event] = [begun, *_wield(state, cid, weapon)]
+    events: list[Event] = [begun, *_wield(state, cid, weapon, ctx)]
     for event in events:
         state = evolve(state, event)
     return events + strike(state, cid, command.target, weapon, ctx, into_melee=command.into_melee)
@@ -205,6 +205,8 @@ def strike(
         boons=boons,
         banes=banes,
     )
+    # The melee is joined before the response is judged, but listed (and emitted) after the
+    # roll, which lists the check's dice.
     events: list[Event] = []
     joined = weapon.kind == "melee" or cells == 1
     if joined and pair(cid, target) not in state.melee:
@@ -213,21 +215,23 @@ def strike(
     for event in events:
         after = evolve(after, event)
     response = _response(after, cid, target, weapon, feet, cover) if result.success else None
-    rolled = AttackRolled(
-        attacker=cid,
-        target=target,
-        weapon=weapon.name,
-        ranged=weapon.kind == "ranged",
-        check=result,
-        hit=result.success,
-        band=shot_band,
-        distance_feet=feet,
-        into_melee=mode,
-        opportunity=opportunity,
-        overwatch=overwatch,
-        response=response,
+    rolled = ctx.emit(
+        AttackRolled(
+            attacker=cid,
+            target=target,
+            weapon=weapon.name,
+            ranged=weapon.kind == "ranged",
+            check=result,
+            hit=result.success,
+            band=shot_band,
+            distance_feet=feet,
+            into_melee=mode,
+            opportunity=opportunity,
+            overwatch=overwatch,
+            response=response,
+        )
     )
-    events.insert(0, rolled)
+    events = [rolled, *(ctx.emit(event) for event in events)]
     if mode == "risk" and base.within_half(result):
         events += _stray(state, cid, target, others, weapon, ctx)
     return events
@@ -288,8 +292,8 @@ def _stray(
     the Facilitator's discretion; a die keeps the table moving and the record auditable)."""
     struck = others[0] if len(others) == 1 else others[ctx.die(len(others), "stray shot") - 1]
     rolled = max(0, ctx.roll(weapon.damage, f"{weapon.name} damage").total)
-    stray = StrayHit(attacker=cid, intended=target, struck=struck, weapon=weapon.name)
-    return [stray, *hurt(evolve(state, stray), struck, rolled, cid, weapon.name, None)]
+    stray = ctx.emit(StrayHit(attacker=cid, intended=target, struck=struck, weapon=weapon.name))
+    return [stray, *hurt(evolve(state, stray), struck, rolled, cid, weapon.name, None, ctx)]
 
 
 def maneuver(state: HexState, command: UseManeuver, ctx: DecideContext) -> list[Event]:
@@ -336,7 +340,7 @@ def maneuver_roll(
     )
     events: list[Event] = []
     if pair(cid, target) not in state.melee:
-        events.append(MeleeJoined(combatants=pair(cid, target)))
+        events.append(MeleeJoined(combatants=pair(cid, target)))  # emitted after the roll
     after = state
     for event in events:
         after = evolve(after, event)
@@ -344,18 +348,20 @@ def maneuver_roll(
     response = None
     if result.success:
         response = _response(after, cid, target, used, 0, None, maneuver=kind)
-    rolled = AttackRolled(
-        attacker=cid,
-        target=target,
-        weapon=used.name,
-        maneuver=kind,
-        check=result,
-        hit=result.success,
-        distance_feet=cells * state.options.cell_feet,
-        opportunity=opportunity,
-        response=response,
+    rolled = ctx.emit(
+        AttackRolled(
+            attacker=cid,
+            target=target,
+            weapon=used.name,
+            maneuver=kind,
+            check=result,
+            hit=result.success,
+            distance_feet=cells * state.options.cell_feet,
+            opportunity=opportunity,
+            response=response,
+        )
     )
-    return [rolled, *events]
+    return [rolled, *(ctx.emit(event) for event in events)]
 
 
 # --- the target's response ------------------------------------------------------------------
@@ -374,7 +380,7 @@ def _window(
         trigger={"resolves": item.id, "actor": item.actor, "target": item.target, **trigger},
         eligible=eligible,
         order=order,
-        now=ctx.now,
+        ctx=ctx,
         seconds=state.options.reaction_window,
         policies=state.table.policies,
         resources=state.table.resources_of,
@@ -402,34 +408,42 @@ def _lands(
     """An undefended hit: damage less armor, or the maneuver's effect."""
     target = info.target
     if info.maneuver is not None:
-        landed = ManeuverLanded(
-            attacker=info.attacker,
-            target=target,
-            maneuver=info.maneuver,
-            weapon=info.weapon,
-            resolves=resolves,
+        landed = ctx.emit(
+            ManeuverLanded(
+                attacker=info.attacker,
+                target=target,
+                maneuver=info.maneuver,
+                weapon=info.weapon,
+                resolves=resolves,
+            )
         )
         if target not in state.table.combatants:
             return [landed]
-        return [landed, *_maneuver_effect(state, info.attacker, target, info.maneuver)]
+        return [landed, *_maneuver_effect(state, info.attacker, target, info.maneuver, ctx)]
     rolled = max(0, ctx.roll(info.damage, f"{info.weapon or 'attack'} damage").total)
-    return hurt(state, target, rolled, info.attacker, info.weapon, resolves)
+    return hurt(state, target, rolled, info.attacker, info.weapon, resolves, ctx)
 
 
-def _maneuver_effect(state: HexState, attacker: str, target: str, kind: Maneuver) -> list[Event]:
+def _maneuver_effect(
+    state: HexState, attacker: str, target: str, kind: Maneuver, ctx: DecideContext
+) -> list[Event]:
     if kind == "trip":
         return [
-            ConditionApplied(
-                combatant_id=target, condition=PRONE, source=attacker, gm_override=False
+            ctx.emit(
+                ConditionApplied(
+                    combatant_id=target, condition=PRONE, source=attacker, gm_override=False
+                )
             )
         ]
     if kind == "grapple":
         return [
-            ConditionApplied(
-                combatant_id=target, condition=GRAPPLED, source=attacker, gm_override=False
+            ctx.emit(
+                ConditionApplied(
+                    combatant_id=target, condition=GRAPPLED, source=attacker, gm_override=False
+                )
             )
         ]
-    return [Wielded(combatant_id=target, weapon=None, dropped=True)]
+    return [ctx.emit(Wielded(combatant_id=target, weapon=None, dropped=True))]
 
 
 def resolve_defence(
@@ -455,11 +469,13 @@ def resolve_defence(
             boons=info.dodge_boons,
             banes=info.dodge_banes,
         )
-    defended = Defended(
-        combatant_id=info.target,
-        attacker=info.attacker,
-        response=choice,
-        check=result,
+    defended = ctx.emit(
+        Defended(
+            combatant_id=info.target,
+            attacker=info.attacker,
+            response=choice,
+            check=result,
+        )
     )
     if result.success:
         return [defended]
@@ -502,7 +518,9 @@ def resolve_opportunity(
             stats_of(threatener).initiative,
             f"{threatener.name} seizes the opportunity",
         )
-        made: list[Event] = [OpportunityChecked(combatant_id=cid, target=target, check=result)]
+        made: list[Event] = [
+            ctx.emit(OpportunityChecked(combatant_id=cid, target=target, check=result))
+        ]
         if result.success:
             made += _seize(state, cid, target, option, ctx)
         for event in made:
@@ -547,7 +565,7 @@ def resolve_overwatch(
     try:
         weapon = _weapon(state, shooter, reservation.weapon)
         return [
-            *_wield(state, shooter, weapon),
+            *_wield(state, shooter, weapon, ctx),
             *strike(state, shooter, mover, weapon, ctx, overwatch=True),
         ]
     except RuleViolation:
@@ -570,8 +588,8 @@ def overwatch(
     reservation = Reservation(kind="overwatch", weapon=weapon.name)
     return [
         begun,
-        *_wield(state, cid, weapon),
-        MoveReserved(combatant_id=cid, reservation=reservation),
+        *_wield(state, cid, weapon, ctx),
+        ctx.emit(MoveReserved(combatant_id=cid, reservation=reservation)),
     ]
 
 
@@ -598,7 +616,7 @@ def take_cover(state: HexState, cid: str, ctx: DecideContext) -> list[Event]:
         f"{combatant.name} takes cover",
         difficulty=state.options.take_cover_difficulty,
     )
-    return [begun, CoverTaken(combatant_id=cid, cells=tuple(cells), check=result)]
+    return [begun, ctx.emit(CoverTaken(combatant_id=cid, cells=tuple(cells), check=result))]
 
 
 def place_cover(state: HexState, command: PlaceCover, ctx: DecideContext) -> list[Event]:
@@ -618,14 +636,14 @@ def place_cover(state: HexState, command: PlaceCover, ctx: DecideContext) -> lis
         durability=command.durability,
         armor=command.armor,
     )
-    return [CoverPlaced(cover=cover)]
+    return [ctx.emit(CoverPlaced(cover=cover))]
 
 
 def remove_cover(state: HexState, cell: Cell, ctx: DecideContext) -> list[Event]:
     ctx.require_gm("remove cover")
     if cell_key(cell) not in state.cover:
         raise RuleViolation("cover/none-there", f"there is no cover object on {cell}")
-    return [CoverRemoved(cell=cell)]
+    return [ctx.emit(CoverRemoved(cell=cell))]
 
 
 def target_object(
@@ -681,18 +699,21 @@ def target_object(
         rolled = max(0, ctx.roll(weapon.damage, f"{weapon.name} damage").total)
         damage = max(0, rolled - cover.armor)
         left = max(0, cover.durability - damage)
-    struck = ObjectStruck(
-        combatant_id=cid,
-        cell=cell,
-        name=cover.name,
-        weapon=weapon.name,
-        check=result,
-        rolled=rolled,
-        damage=damage,
-        durability=left,
-        destroyed=left == 0,
+    wielded = _wield(state, cid, weapon, ctx)  # emitted before the strike, as it is listed
+    struck = ctx.emit(
+        ObjectStruck(
+            combatant_id=cid,
+            cell=cell,
+            name=cover.name,
+            weapon=weapon.name,
+            check=result,
+            rolled=rolled,
+            damage=damage,
+            durability=left,
+            destroyed=left == 0,
+        )
     )
-    return [begun, *_wield(state, cid, weapon), struck]
+    return [begun, *wielded, struck]
 
 
 # --- skills, items and the rest ---------------------------------------------------------------
@@ -744,12 +765,14 @@ def _provoking(
     here = position(state, cid)
     who = threateners(state, cid, here) if provokes and here is not None else ()
     if who:
-        raised = OpportunityRaised(
-            combatant_id=cid,
-            threateners=who,
-            reason=reason,
-            cell=here,
-            paused=paused,
+        raised = ctx.emit(
+            OpportunityRaised(
+                combatant_id=cid,
+                threateners=who,
+                reason=reason,
+                cell=here,
+                paused=paused,
+            )
         )
         return [raised]
     return perform(state, paused, ctx)
@@ -761,7 +784,11 @@ def perform(state: HexState, paused: Paused, ctx: DecideContext) -> list[Event]:
     combatant = state.table.combatants[cid]
     if paused.action == "item":
         return [
-            ItemUsed(combatant_id=cid, item=paused.skill or "item", description=paused.description)
+            ctx.emit(
+                ItemUsed(
+                    combatant_id=cid, item=paused.skill or "item", description=paused.description
+                )
+            )
         ]
     skill = paused.skill or "skill"
     result = base.check(
@@ -772,12 +799,14 @@ def perform(state: HexState, paused: Paused, ctx: DecideContext) -> list[Event]:
         difficulty=paused.difficulty,
     )
     return [
-        SkillUsed(
-            combatant_id=cid,
-            skill=skill,
-            description=paused.description or skill,
-            target=paused.target,
-            check=result,
+        ctx.emit(
+            SkillUsed(
+                combatant_id=cid,
+                skill=skill,
+                description=paused.description or skill,
+                target=paused.target,
+                check=result,
+            )
         )
     ]
 
@@ -797,8 +826,8 @@ def wield(state: HexState, cid: str, name: str | None, ctx: DecideContext) -> li
         )
     if name in state.dropped.get(cid, ()):
         begun = begin_action(state, cid, "other", f"pick up the {name}", ctx, OFFENSIVE)
-        return [begun, Wielded(combatant_id=cid, weapon=name)]
-    return [Wielded(combatant_id=cid, weapon=name)]
+        return [begun, ctx.emit(Wielded(combatant_id=cid, weapon=name))]
+    return [ctx.emit(Wielded(combatant_id=cid, weapon=name))]
 
 
 def surrender(state: HexState, cid: str, ctx: DecideContext) -> list[Event]:
@@ -806,7 +835,7 @@ def surrender(state: HexState, cid: str, ctx: DecideContext) -> list[Event]:
     ctx.require_control(cid, combatant.name)
     if not fighting(state, cid):
         raise RuleViolation("surrender/not-fighting", f"{combatant.name} is out of the fight")
-    return [Surrendered(combatant_id=cid), *end_melees(state, cid, "surrendered")]
+    return [ctx.emit(Surrendered(combatant_id=cid)), *end_melees(state, cid, "surrendered", ctx)]
 
 
 def set_awareness(
@@ -817,7 +846,7 @@ def set_awareness(
     state.table.combatant(of)
     if cid == of:
         raise RuleViolation("awareness/self", "a combatant is always aware of itself")
-    return [AwarenessSet(combatant_id=cid, of=of, aware=aware)]
+    return [ctx.emit(AwarenessSet(combatant_id=cid, of=of, aware=aware))]
 
 
 def call_check(state: HexState, command: CallCheck, ctx: DecideContext) -> list[Event]:
@@ -832,7 +861,7 @@ def call_check(state: HexState, command: CallCheck, ctx: DecideContext) -> list[
         boons=command.boons,
         banes=command.banes,
     )
-    return [CheckCalled(combatant_id=combatant.id, check=result, reason=command.reason)]
+    return [ctx.emit(CheckCalled(combatant_id=combatant.id, check=result, reason=command.reason))]
 
 
 def enemies_of(state: HexState, cid: str) -> list[str]:

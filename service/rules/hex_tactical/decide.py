@@ -149,7 +149,7 @@ def follow_up(
             case CombatantAdded() if run.state.round > 0 and run.state.phase == "running":
                 run.emit(turns.join(run.state, event.combatant_id, ctx))
             case CombatantDowned():
-                run.emit(end_melees(run.state, event.combatant_id, "out-of-fight"))
+                run.emit(end_melees(run.state, event.combatant_id, "out-of-fight", ctx))
             case ReactionWindowClosed() if run.state.phase != "ended":
                 run.emit(resolve(run.state, event, ctx))
             case ClockExpired(clock_id=turns.TURN_CLOCK) if run.state.phase == "running":

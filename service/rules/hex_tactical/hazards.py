@@ -26,13 +26,17 @@ PRONE, STUCK, GRAPPLED = "prone", "stuck", "grappled"
 EndReason = Literal["moved-apart", "out-of-fight", "surrendered"]
 
 
-def _lose_hp(state: HexState, cid: str, amount: int, reason: str) -> list[Event]:
+def _lose_hp(
+    state: HexState, cid: str, amount: int, reason: str, ctx: DecideContext
+) -> list[Event]:
     if amount <= 0:
         return []
-    events = adjust_pool(state.table, cid, "hp", -amount, None, None, reason, gm_override=False)
+    events = adjust_pool(
+        state.table, cid, "hp", -amount, None, None, reason, ctx, gm_override=False
+    )
     if any(isinstance(e, CombatantDowned) for e in events):
         # hex-tactical Melee Combat: a melee lasts until "one loses consciousness".
-        events += end_melees(state, cid, "out-of-fight")
+        events += end_melees(state, cid, "out-of-fight", ctx)
     return events
 
 
@@ -43,44 +47,49 @@ def hurt(
     attacker: str | None,
     weapon: str | None,
     resolves: int | None,
+    ctx: DecideContext,
 ) -> list[Event]:
     """Damage less the target's armor (base system, interpretation), never below zero."""
     combatant = state.table.combatants.get(cid)
     if combatant is None:
         return [
-            DamageDealt(
+            ctx.emit(DamageDealt(
                 combatant_id=cid, attacker=attacker, weapon=weapon, rolled=rolled,
                 armor=0, taken=0, resolves=resolves,
-            )
+            ))
         ]  # fmt: skip
     armor = stats_of(combatant).armor
     taken = max(0, rolled - armor)
-    dealt = DamageDealt(
-        combatant_id=cid,
-        attacker=attacker,
-        weapon=weapon,
-        rolled=rolled,
-        armor=armor,
-        taken=taken,
-        resolves=resolves,
+    dealt = ctx.emit(
+        DamageDealt(
+            combatant_id=cid,
+            attacker=attacker,
+            weapon=weapon,
+            rolled=rolled,
+            armor=armor,
+            taken=taken,
+            resolves=resolves,
+        )
     )
-    return [dealt, *_lose_hp(state, cid, taken, f"hit by {weapon or 'an attack'}")]
+    return [dealt, *_lose_hp(state, cid, taken, f"hit by {weapon or 'an attack'}", ctx)]
 
 
-def end_melees(state: HexState, cid: str, reason: EndReason) -> list[Event]:
-    return [e for other in partners(state, cid) for e in end_melee(state, cid, other, reason)]
+def end_melees(state: HexState, cid: str, reason: EndReason, ctx: DecideContext) -> list[Event]:
+    return [e for other in partners(state, cid) for e in end_melee(state, cid, other, reason, ctx)]
 
 
-def end_melee(state: HexState, a: str, b: str, reason: EndReason) -> list[Event]:
+def end_melee(
+    state: HexState, a: str, b: str, reason: EndReason, ctx: DecideContext
+) -> list[Event]:
     """A melee ends; a grapple between the two ends with it."""
-    events: list[Event] = [MeleeEnded(combatants=pair(a, b), reason=reason)]
+    events: list[Event] = [ctx.emit(MeleeEnded(combatants=pair(a, b), reason=reason))]
     for held, holder in ((a, b), (b, a)):
         combatant = state.table.combatants.get(held)
         if combatant is None:
             continue
         if any(c.name == GRAPPLED and c.source == holder for c in combatant.conditions):
             events.append(
-                ConditionRemoved(combatant_id=held, condition=GRAPPLED, gm_override=False)
+                ctx.emit(ConditionRemoved(combatant_id=held, condition=GRAPPLED, gm_override=False))
             )
     return events
 
@@ -95,14 +104,18 @@ def entering(state: HexState, cid: str, cell: Cell, ctx: DecideContext) -> list[
         if not tagged(state, cell, tag):
             continue
         result = base.check(ctx, "agility", agility, f"{combatant.name} on {tag} ground")
-        events.append(TerrainChecked(combatant_id=cid, cell=cell, terrain=tag, check=result))
+        events.append(
+            ctx.emit(TerrainChecked(combatant_id=cid, cell=cell, terrain=tag, check=result))
+        )
         if not result.success:
             events.append(
-                ConditionApplied(
-                    combatant_id=cid,
-                    condition=condition,
-                    source=f"{tag} ground",
-                    gm_override=False,
+                ctx.emit(
+                    ConditionApplied(
+                        combatant_id=cid,
+                        condition=condition,
+                        source=f"{tag} ground",
+                        gm_override=False,
+                    )
                 )
             )
             return events
@@ -125,15 +138,17 @@ def _terrain_damage(
         return []
     name = state.table.combatants[cid].name
     rolled = max(0, ctx.roll(expression, f"{name}: {kind} terrain damage").total)
-    hurt_event = TerrainDamaged(
-        combatant_id=cid,
-        cell=cell,
-        kind=kind,
-        expression=expression,
-        rolled=rolled,
-        taken=rolled,
+    hurt_event = ctx.emit(
+        TerrainDamaged(
+            combatant_id=cid,
+            cell=cell,
+            kind=kind,
+            expression=expression,
+            rolled=rolled,
+            taken=rolled,
+        )
     )
-    return [hurt_event, *_lose_hp(state, cid, rolled, f"{kind} terrain damage")]
+    return [hurt_event, *_lose_hp(state, cid, rolled, f"{kind} terrain damage", ctx)]
 
 
 def passing_damage(

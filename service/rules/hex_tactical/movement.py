@@ -204,7 +204,7 @@ def pass_enemy(state: HexState, command: PassEnemy, ctx: DecideContext) -> list[
         f"{mover.name} slips past {enemy.name}",
         difficulty=command.difficulty,
     )
-    tried = PassAttempted(combatant_id=cid, enemy=enemy.id, check=result)
+    tried = ctx.emit(PassAttempted(combatant_id=cid, enemy=enemy.id, check=result))
     if not result.success:
         return [begun, tried]
     rest = _set_off(evolve(state, tried), cid, cells, costs, stand, ctx, passing=enemy.id)
@@ -233,16 +233,18 @@ def _set_off(
             f"{combatant.name} struggles free",
             difficulty=state.options.stuck_difficulty,
         )
-        events.append(BrokeFree(combatant_id=cid, held=held, check=result))
+        events.append(ctx.emit(BrokeFree(combatant_id=cid, held=held, check=result)))
         if not result.success:
             return events
-        events.append(ConditionRemoved(combatant_id=cid, condition=held, gm_override=False))
+        events.append(
+            ctx.emit(ConditionRemoved(combatant_id=cid, condition=held, gm_override=False))
+        )
         if _held(_apply(state, events), cid) is not None:
             return events  # stuck and grappled: one check frees one; the move is spent
     if stand:
         events += [
-            StoodUp(combatant_id=cid, cost=stand),
-            ConditionRemoved(combatant_id=cid, condition=PRONE, gm_override=False),
+            ctx.emit(StoodUp(combatant_id=cid, cost=stand)),
+            ctx.emit(ConditionRemoved(combatant_id=cid, condition=PRONE, gm_override=False)),
         ]
     after = _apply(state, events)
     return events + walk(after, cid, cells, costs, ctx, passing=passing, reserved=reserved)
@@ -261,7 +263,7 @@ def walk(
 ) -> list[Event]:
     """Walk `cells` (from where the mover stands) step by step until the end, a pause or a
     fall. Each stretch walked without incident is one `moved` event."""
-    walker = _Walker(state, cid, cells[0], reserved)
+    walker = _Walker(state, cid, cells[0], reserved, ctx)
     for i, (here, there) in enumerate(pairwise(cells)):
         if not (cleared and i == 0):
             who = tuple(t for t in threateners(walker.state, cid, here, there) if t != passing)
@@ -277,18 +279,20 @@ def walk(
                     passing=passing,
                 )
                 walker.emit(
-                    OpportunityRaised(
-                        combatant_id=cid,
-                        threateners=who,
-                        reason="leaves",
-                        cell=here,
-                        paused=stopped,
+                    ctx.emit(
+                        OpportunityRaised(
+                            combatant_id=cid,
+                            threateners=who,
+                            reason="leaves",
+                            cell=here,
+                            paused=stopped,
+                        )
                     )
                 )
                 return walker.events
         hurt = passing_damage(walker.state, cid, here, ctx, walker.stretch[1:])
         if hurt:
-            walker.flush()
+            walker.flush(ahead_of=hurt)
             walker.emit(*hurt)
             if not fighting(walker.state, cid):
                 return walker.events
@@ -312,7 +316,9 @@ def walk(
                 )
             kind = walker.state.reservations[reserver].kind
             walker.emit(
-                ReservationTriggered(combatant_id=reserver, mover=cid, kind=kind, paused=paused)
+                ctx.emit(
+                    ReservationTriggered(combatant_id=reserver, mover=cid, kind=kind, paused=paused)
+                )
             )
             return walker.events
     walker.flush()
@@ -322,8 +328,10 @@ def walk(
 class _Walker:
     """The events of a walk so far, the state they lead to, and the stretch not yet sent."""
 
-    def __init__(self, state: HexState, cid: str, start: Cell, reserved: bool) -> None:
-        self.state, self.cid, self.reserved = state, cid, reserved
+    def __init__(
+        self, state: HexState, cid: str, start: Cell, reserved: bool, ctx: DecideContext
+    ) -> None:
+        self.state, self.cid, self.reserved, self.ctx = state, cid, reserved, ctx
         self.events: list[Event] = []
         self.stretch, self.cost = [start], 0
 
@@ -336,12 +344,15 @@ class _Walker:
         self.stretch.append(cell)
         self.cost += cost
 
-    def flush(self) -> None:
+    def flush(self, ahead_of: Sequence[Event] = ()) -> None:
+        """Send the stretch walked so far; ahead of `ahead_of`, the events its last step
+        set off (a check, damage), when they were emitted first."""
         if len(self.stretch) > 1:
             stretch = tuple(self.stretch)
-            self.emit(
-                Moved(combatant_id=self.cid, path=stretch, cost=self.cost, reserved=self.reserved)
+            moved = Moved(
+                combatant_id=self.cid, path=stretch, cost=self.cost, reserved=self.reserved
             )
+            self.emit(self.ctx.emit_ahead(moved, of=ahead_of))
         self.stretch, self.cost = [self.stretch[-1]], 0
 
 
@@ -360,7 +371,7 @@ def _break_apart(walker: _Walker, there: Cell) -> None:
     if apart:
         walker.flush()
         for other in apart:
-            walker.emit(*end_melee(walker.state, cid, other, "moved-apart"))
+            walker.emit(*end_melee(walker.state, cid, other, "moved-apart", walker.ctx))
 
 
 def _falls(walker: _Walker, there: Cell, ctx: DecideContext) -> bool:
@@ -368,7 +379,7 @@ def _falls(walker: _Walker, there: Cell, ctx: DecideContext) -> bool:
     checks = entering(walker.state, walker.cid, there, ctx)
     if not checks:
         return False
-    walker.flush()
+    walker.flush(ahead_of=checks)
     walker.emit(*checks)
     return any(isinstance(event, ConditionApplied) for event in checks)
 
@@ -422,7 +433,7 @@ def reserve_move(state: HexState, command: ReserveMove, ctx: DecideContext) -> l
         if not enemies(state, cid, watched):
             raise RuleViolation("move/not-an-enemy", f"{other.name} is not an enemy to watch")
     reservation = Reservation(kind="run", to=command.to, watch=tuple(command.watch))
-    return [begun, MoveReserved(combatant_id=cid, reservation=reservation)]
+    return [begun, ctx.emit(MoveReserved(combatant_id=cid, reservation=reservation))]
 
 
 def reserved_run(
@@ -437,7 +448,7 @@ def reserved_run(
         cells, costs = plan(state, cid, reservation.to, budget - stand)
     except RuleViolation:
         reason = f"finds no way to {reservation.to}"
-        return [ActionCut(combatant_id=cid, action="move", reason=reason)]
+        return [ctx.emit(ActionCut(combatant_id=cid, action="move", reason=reason))]
     return _set_off(state, cid, cells, costs, stand, ctx, reserved=True)
 
 
@@ -452,8 +463,12 @@ def resume(state: HexState, item_id: int, paused: Paused, ctx: DecideContext) ->
     elif paused.action == "move":
         reason = _cannot_go_on(state, cid, paused)
     if reason is not None:
-        return [ActionCut(combatant_id=cid, action=paused.action, reason=reason, resolves=item_id)]
-    resumed = ActionResumed(combatant_id=cid, action=paused.action, resolves=item_id)
+        return [
+            ctx.emit(
+                ActionCut(combatant_id=cid, action=paused.action, reason=reason, resolves=item_id)
+            )
+        ]
+    resumed = ctx.emit(ActionResumed(combatant_id=cid, action=paused.action, resolves=item_id))
     after = evolve(state, resumed)
     if paused.action != "move":
         return [resumed, *perform(after, paused, ctx)]

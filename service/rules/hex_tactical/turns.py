@@ -36,31 +36,33 @@ def roll_initiative(state: HexState, ids: list[str], ctx: DecideContext) -> list
         combatant = state.table.combatants[cid]
         score = stats_of(combatant).initiative
         result = base.check(ctx, "initiative", score, f"initiative: {combatant.name}")
-        events.append(InitiativeRolled(combatant_id=cid, check=result, degree=base.degree(result)))
+        events.append(
+            ctx.emit(InitiativeRolled(combatant_id=cid, check=result, degree=base.degree(result)))
+        )
     return events
 
 
-def order_after(state: HexState, rolled: list[Event]) -> OrderSet:
+def order_after(state: HexState, rolled: list[Event], ctx: DecideContext) -> OrderSet:
     """Best degree of success first, then the higher score, then the lower roll, then id."""
     keys = dict(state.initiative)
     for event in rolled:
         if isinstance(event, InitiativeRolled):
             keys[event.combatant_id] = (event.degree, event.check.score, event.check.roll)
     ids = [c for c in keys if c in state.table.combatants]
-    return OrderSet(
-        order=tuple(sorted(ids, key=lambda c: (-keys[c][0], -keys[c][1], keys[c][2], c)))
+    return ctx.emit(
+        OrderSet(order=tuple(sorted(ids, key=lambda c: (-keys[c][0], -keys[c][1], keys[c][2], c))))
     )
 
 
 def begin(state: HexState, ctx: DecideContext) -> list[Event]:
     rolled = roll_initiative(state, list(state.table.combatants), ctx)
-    return [*rolled, order_after(state, rolled), RoundStarted(round=1)]
+    return [*rolled, order_after(state, rolled, ctx), ctx.emit(RoundStarted(round=1))]
 
 
 def join(state: HexState, cid: str, ctx: DecideContext) -> list[Event]:
     """A combatant added mid-fight rolls and takes its place in the order."""
     rolled = roll_initiative(state, [cid], ctx)
-    return [*rolled, order_after(state, rolled)]
+    return [*rolled, order_after(state, rolled, ctx)]
 
 
 def acting(state: HexState, cid: str, ctx: DecideContext, rule: str) -> None:
@@ -100,17 +102,17 @@ def begin_action(
             f"{name} has already taken this turn's other action; only a move is left",
             rule=MOVEMENT,
         )
-    return ActionBegun(combatant_id=cid, kind=kind, what=what)
+    return ctx.emit(ActionBegun(combatant_id=cid, kind=kind, what=what))
 
 
 def begin_turn(state: HexState, cid: str, ctx: DecideContext) -> list[Event]:
-    events: list[Event] = [TurnStarted(combatant_id=cid, round=state.round)]
+    events: list[Event] = [ctx.emit(TurnStarted(combatant_id=cid, round=state.round))]
     limit = state.options.turn_time_limit
     if limit is not None:
         name = state.table.combatants[cid].name
         events.append(
             start_clock(
-                state.table.clocks, TURN_CLOCK, limit, ctx.now, label=f"{name}'s turn", owner=cid
+                state.table.clocks, TURN_CLOCK, limit, ctx, label=f"{name}'s turn", owner=cid
             )
         )
     return events
@@ -132,7 +134,10 @@ def end_of_turn(
     ctx: DecideContext,
 ) -> list[Event]:
     """Stationary terrain damage lands as a turn ends in the cell (interpretation)."""
-    return [*stationary_damage(state, cid, ctx), TurnEnded(combatant_id=cid, reason=reason)]
+    return [
+        *stationary_damage(state, cid, ctx),
+        ctx.emit(TurnEnded(combatant_id=cid, reason=reason)),
+    ]
 
 
 def next_turn(state: HexState, ctx: DecideContext) -> list[Event]:
@@ -141,9 +146,9 @@ def next_turn(state: HexState, ctx: DecideContext) -> list[Event]:
     cid = state.current
     if cid is not None:
         if cid not in state.table.combatants:
-            return [TurnEnded(combatant_id=cid, reason="removed")]
+            return [ctx.emit(TurnEnded(combatant_id=cid, reason="removed"))]
         if not fighting(state, cid):
-            return [TurnEnded(combatant_id=cid, reason="out-of-fight")]
+            return [ctx.emit(TurnEnded(combatant_id=cid, reason="out-of-fight"))]
         if state.turn.actions >= 2:
             return end_of_turn(state, cid, "actions-spent", ctx)
         return []
@@ -153,8 +158,8 @@ def next_turn(state: HexState, ctx: DecideContext) -> list[Event]:
     if waiting:
         return begin_turn(state, waiting[0], ctx)
     if any(fighting(state, c) for c in state.order):
-        return [RoundStarted(round=state.round + 1)]
-    return stop_clock(state.table.clocks, TURN_CLOCK)
+        return [ctx.emit(RoundStarted(round=state.round + 1))]
+    return stop_clock(state.table.clocks, TURN_CLOCK, ctx)
 
 
 def timed_out(state: HexState, ctx: DecideContext) -> list[Event]:

@@ -17,19 +17,23 @@ from service.domain.errors import RuleViolation
 from service.rules.fifty_two import RULESET
 from service.rules.fifty_two.armor import (
     ARMOR_RATING,
-    NATURAL_ARMOR_BY_BONUS,
     VULNERABILITY,
     HitKind,
     HitMode,
     base_rating,
     defense_magic,
     execute_cost,
-    natural_armor,
     rating,
     register_hit,
     vulnerability,
 )
-from service.rules.fifty_two.state import ArmorType, DamageType, FiftyTwoStats, Weapon
+from service.rules.fifty_two.armor_types import (
+    NATURAL_ARMOR_BY_BONUS,
+    ArmorType,
+    DamageType,
+    natural_armor,
+)
+from service.rules.fifty_two.state import FiftyTwoStats, Weapon
 from tests.rules.harness import Table, refused
 
 MACE = Weapon(name="mace", damage_type="crushing", enchantment=2)
