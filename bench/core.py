@@ -24,13 +24,14 @@ import redis.asyncio
 
 from bench import workload
 from bench.report import Row, median, ms, progress, rate, timed, verdict
+from service.deciding import CommandRequest
 from service.domain.common import EncounterCreated
 from service.domain.context import GM
 from service.domain.envelope import Envelope
 from service.domain.errors import Conflict
 from service.domain.fold import replay
 from service.embedded_redis import RedisServer
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from service.rules.freeform import RULESET
 from service.store.errors import VersionConflict
 from service.store.events import AppendResult, Deadline, StoredEvent

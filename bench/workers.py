@@ -33,11 +33,12 @@ from bench import chains
 from bench.core import Outcome
 from bench.fleet import start_worker, stop_workers, wait_for_firings
 from bench.report import Row, progress, verdict
+from service.deciding import CommandRequest
 from service.dispatch import Dispatcher
 from service.domain.context import GM
 from service.domain.timefmt import parse_iso
 from service.embedded_redis import RedisServer
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from service.store.redis_store import EventStore
 from tests.engine_helpers import COMBATANTS
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from service.deciding import CommandRequest, Loaded, decide_envelopes
 from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import Actor
@@ -22,7 +23,6 @@ from service.domain.errors import FrayError
 from service.domain.fold import advance
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import parse_iso
-from service.engine import CommandRequest, Loaded, decide_envelopes
 from service.rules.registry import ruleset_named
 
 

@@ -19,29 +19,39 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from service.deciding import (
+    CommandRequest,
+    Loaded,
+    admitted_command,
+    conflict,
+    decide_envelopes,
+    envelopes_of,
+    fingerprint_of,
+    outbox_entries,
+    refused_as_faulty,
+    reused,
+    rewinds,
+    stored_of,
+    unknown,
+)
 from service.domain import idle
 from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
-from service.domain.common import SYSTEM_COMMANDS, EncounterCreated
-from service.domain.context import Actor, DecideContext, Unemitted
-from service.domain.deadlines import DeadlineChange, deadline_changes, table_deadlines
-from service.domain.draws import Roller
+from service.domain.common import EncounterCreated
+from service.domain.context import Actor, Unemitted
+from service.domain.deadlines import deadline_changes, table_deadlines
 from service.domain.envelope import Envelope, seal
 from service.domain.errors import (
     Conflict,
-    Forbidden,
-    FrayError,
-    NotFound,
     RuleViolation,
 )
 from service.domain.fold import advance, needs_history, replay
-from service.domain.ids import check_id, public_id, stream_id
+from service.domain.ids import check_id, stream_id
 from service.domain.limits import MAX_NUMBER
-from service.domain.messages import Command, Event
+from service.domain.messages import Command
 from service.domain.recording import Unrecordable, check_recordable
-from service.domain.ruleset import EncounterState, RulesetBase
-from service.domain.timefmt import iso, parse_iso, to_millis
+from service.domain.timefmt import iso, to_millis
 from service.rules.registry import RULESETS, ruleset_named
 from service.store.checks import check_encounter_id
 from service.store.errors import (
@@ -51,7 +61,7 @@ from service.store.errors import (
     InvalidArgument,
     VersionConflict,
 )
-from service.store.events import AppendResult, Deadline, StoredEvent
+from service.store.events import AppendResult, Deadline
 from service.store.protocol import Store
 
 Clock = Callable[[], datetime]
@@ -68,33 +78,10 @@ def wall_clock() -> datetime:
     return datetime.now(UTC)
 
 
-class CommandRequest(BaseModel):
-    """What a client sends: the command, and how to append it."""
-
-    # Strict: `"expected_version": "3"` is refused, not read as 3.
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    command_id: str | None = Field(default=None, min_length=1, max_length=100)
-    expected_version: int | None = Field(default=None, ge=0, le=MAX_VERSION)
-    command: dict[str, Any]
-    dice: list[Number] | None = Field(
-        default=None, max_length=1000, description="Table dice faces."
-    )
-    deck_orders: list[list[Number]] | None = Field(default=None, max_length=20)
-
-
 @dataclass
 class _Gate:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     users: int = 0
-
-
-@dataclass
-class Loaded:
-    ruleset: RulesetBase[Any]
-    state: EncounterState
-    version: int
-    hash: str
 
 
 @dataclass(frozen=True)
@@ -180,7 +167,7 @@ class Engine:
             rolls=[],
             prev_hash=ZERO_HASH,
         )
-        first = _stored(envelope)
+        first = stored_of(envelope)
         check_recordable(ruleset, [created], [envelope.to_dict()], [first.body])
         try:
             await self.store.create(stored_as, first, seed, {"ruleset": ruleset.name})
@@ -194,13 +181,13 @@ class Engine:
         """The current state: from the cache or a snapshot, plus the events after it."""
         head = await self.store.head(encounter_id) if _well_formed(encounter_id) else None
         if head is None:
-            raise _unknown(encounter_id)
+            raise unknown(encounter_id)
         cached = self._cache.get(encounter_id)
         if cached is not None and cached.version <= head.version:
             self._cache.move_to_end(encounter_id)
             if cached.version == head.version:
                 return cached
-            tail = _envelopes(await self.store.read(encounter_id, after=cached.version))
+            tail = envelopes_of(await self.store.read(encounter_id, after=cached.version))
             if not needs_history(tail, cached.version):
                 return self._remember(encounter_id, _advance(cached, tail))
         loaded = await self._load_from_snapshot(encounter_id)
@@ -213,10 +200,10 @@ class Engine:
     async def load_at(self, encounter_id: str, version: int) -> Loaded:
         """The state as of version N: what everyone saw then."""
         if not _well_formed(encounter_id):
-            raise _unknown(encounter_id)
-        stream = _envelopes(await self.store.read(encounter_id, up_to=version))
+            raise unknown(encounter_id)
+        stream = envelopes_of(await self.store.read(encounter_id, up_to=version))
         if not stream:
-            raise _unknown(encounter_id)
+            raise unknown(encounter_id)
         ruleset = ruleset_named(str(stream[0].data["ruleset"]))
         return Loaded(ruleset, replay(ruleset, stream), stream[-1].version, stream[-1].hash)
 
@@ -233,10 +220,10 @@ class Engine:
             ):
                 state = ruleset.state_model.model_validate(body["state"])
                 base = Loaded(ruleset, state, version, body["hash"])
-                tail = _envelopes(await self.store.read(encounter_id, after=version))
+                tail = envelopes_of(await self.store.read(encounter_id, after=version))
                 if not needs_history(tail, version):
                     return _advance(base, tail)
-        stream = _envelopes(await self.store.read(encounter_id))
+        stream = envelopes_of(await self.store.read(encounter_id))
         return Loaded(ruleset, replay(ruleset, stream), stream[-1].version, stream[-1].hash)
 
     def _remember(self, encounter_id: str, loaded: Loaded) -> Loaded:
@@ -248,7 +235,7 @@ class Engine:
         if seed is None:
             seed = await self.store.seed(encounter_id)
             if seed is None:
-                raise _unknown(encounter_id)
+                raise unknown(encounter_id)
         _keep(self._seeds, encounter_id, seed, self.cache_size)
         return seed
 
@@ -268,8 +255,6 @@ class Engine:
                 del self._locks[encounter_id]
 
     async def _execute(self, encounter_id: str, request: CommandRequest, actor: Actor) -> Outcome:
-        if actor.role in ("observer", "auditor"):
-            raise Forbidden(f"an {actor.role} may read the encounter but not send commands")
         # Decide against the cached state when there is one: the append checks the version
         # atomically, so a warm encounter takes one round trip per command instead of two.
         # Another process may have moved the stream on, so a verdict reached against an
@@ -277,11 +262,9 @@ class Engine:
         cached = self._cache.get(encounter_id)
         loaded = cached or await self.load(encounter_id)
         verified = cached is None
-        command = loaded.ruleset.parse_command(request.command)
-        if type(command).model_fields["type"].default in SYSTEM_COMMANDS and actor.role == "player":
-            raise Forbidden("only the GM or Fray's workers may send this command")
+        command = admitted_command(loaded, request, actor)
         command_id = request.command_id or uuid.uuid4().hex
-        fingerprint = _fingerprint(request, actor)
+        fingerprint = fingerprint_of(request, actor)
         if request.command_id is not None:
             earlier = await self._earlier_outcome(encounter_id, command_id, fingerprint)
             if earlier is not None:
@@ -292,7 +275,7 @@ class Engine:
             pinned = request.expected_version
             try:
                 if pinned is not None and pinned != loaded.version:
-                    raise _conflict(pinned, loaded.version)
+                    raise conflict(pinned, loaded.version)
                 outcome = await self._try(
                     encounter_id, loaded, command, request, actor, command_id, fingerprint, seed
                 )
@@ -330,27 +313,27 @@ class Engine:
                 loaded, command, request, actor, command_id, seed, now
             )
         except Unemitted as error:
-            _refused_as_faulty(command_id, request, encounter_id, error)
+            refused_as_faulty(command_id, request, encounter_id, error)
             raise
-        # The append's last version names this arming of its deadlines (see `_deadlines`).
+        # The append's last version names this arming of its deadlines (see `outbox_entries`).
         armed = loaded.version + len(envelopes)
-        if _rewinds(envelopes):
+        if rewinds(envelopes):
             # The fold returns to an earlier state: re-arm its clocks and windows.
-            history = _envelopes(await self.store.read(encounter_id))
+            history = envelopes_of(await self.store.read(encounter_id))
             state = replay(loaded.ruleset, [*history, *envelopes])
             changes = table_deadlines(loaded.state.table, state.table, armed)
         else:
             state = loaded.ruleset.apply(loaded.state, events)
             count = idle.streak(command, events, actor, loaded.version + 1)
             changes = deadline_changes(events, armed, count)
-        deadlines, cancels = _deadlines(encounter_id, changes, armed)
-        stored = [_stored(e) for e in envelopes]
+        deadlines, cancels = outbox_entries(encounter_id, changes, armed)
+        stored = [stored_of(e) for e in envelopes]
         try:
             check_recordable(
                 loaded.ruleset, events, [e.to_dict() for e in envelopes], [s.body for s in stored]
             )
         except Unrecordable as error:
-            _refused_as_faulty(command_id, request, encounter_id, error)
+            refused_as_faulty(command_id, request, encounter_id, error)
             raise
         try:
             result = await self.store.append(
@@ -358,12 +341,12 @@ class Engine:
             )
         except VersionConflict as error:
             if request.expected_version is not None:
-                raise _conflict(error.expected, error.actual) from error
+                raise conflict(error.expected, error.actual) from error
             return None
         except CommandIdReused as error:
-            raise _reused(command_id) from error
+            raise reused(command_id) from error
         except EncounterNotFound as error:
-            raise _unknown(encounter_id) from error
+            raise unknown(encounter_id) from error
         if result.duplicate:
             return await self._replayed(
                 encounter_id, command_id, result.first_version, result.last_version
@@ -381,30 +364,26 @@ class Engine:
         with the same error, and append nothing: no lock, no idempotency record, no
         deadline. Dice come from a throwaway seed, never the encounter's, which would tell
         the dice the real command is going to roll."""
-        if actor.role in ("observer", "auditor"):
-            raise Forbidden(f"an {actor.role} may read the encounter but not send commands")
         loaded = await self.load(encounter_id)
-        command = loaded.ruleset.parse_command(request.command)
-        if type(command).model_fields["type"].default in SYSTEM_COMMANDS and actor.role == "player":
-            raise Forbidden("only the GM or Fray's workers may send this command")
+        command = admitted_command(loaded, request, actor)
         command_id = request.command_id or uuid.uuid4().hex
         if request.command_id is not None:
-            fingerprint = _fingerprint(request, actor)
+            fingerprint = fingerprint_of(request, actor)
             earlier = await self._earlier_outcome(encounter_id, command_id, fingerprint)
             if earlier is not None:
                 return Preview(earlier.events, loaded, loaded.version, False, duplicate=True)
         pinned = request.expected_version
         if pinned is not None and pinned != loaded.version:
-            raise _conflict(pinned, loaded.version)
+            raise conflict(pinned, loaded.version)
         throwaway = secrets.token_bytes(32)
         now = self._now()
         events, envelopes = decide_envelopes(
             loaded, command, request, actor, command_id, throwaway, now
         )
-        stored = [_stored(e).body for e in envelopes]
+        stored = [stored_of(e).body for e in envelopes]
         check_recordable(loaded.ruleset, events, [e.to_dict() for e in envelopes], stored)
-        if _rewinds(envelopes):
-            history = _envelopes(await self.store.read(encounter_id))
+        if rewinds(envelopes):
+            history = envelopes_of(await self.store.read(encounter_id))
             state = replay(loaded.ruleset, [*history, *envelopes])
         else:
             state = loaded.ruleset.apply(loaded.state, events)
@@ -426,11 +405,11 @@ class Engine:
             return None
         first, last, stored_fingerprint = recorded
         if stored_fingerprint != fingerprint:
-            raise _reused(command_id)
+            raise reused(command_id)
         return await self._replayed(encounter_id, command_id, first, last)
 
     async def _replayed(self, encounter_id: str, command_id: str, first: int, last: int) -> Outcome:
-        events = _envelopes(
+        events = envelopes_of(
             await self.store.read(encounter_id, after=first - 1, up_to=last)
             if last >= first
             else []
@@ -455,71 +434,6 @@ class Engine:
         # Millisecond precision, so an auditor re-running decide sees the same clock:
         # parse_iso(iso(clock())), without formatting and parsing a string.
         return to_millis(self.clock())
-
-
-def decide_envelopes(
-    loaded: Loaded,
-    command: Command,
-    request: CommandRequest,
-    actor: Actor,
-    command_id: str,
-    seed: bytes,
-    now: datetime,
-) -> tuple[list[Event], list[Envelope]]:
-    """Decide a command and seal its events into envelopes chained onto `loaded`.
-
-    Pure given its inputs: the auditor calls it too, to re-run a stored command.
-    """
-    options = loaded.state.options
-    if (request.dice or request.deck_orders) and options.dice == "server":
-        raise RuleViolation(
-            "dice/table-dice-not-allowed",
-            "this encounter rolls every die on the server; table dice are not accepted",
-        )
-    first_version = loaded.version + 1
-    roller = Roller(
-        seed=seed,
-        version=first_version,
-        mode=options.dice,
-        table_dice=list(request.dice or []),
-        table_orders=[list(o) for o in request.deck_orders or []],
-    )
-    ctx = DecideContext(actor=actor, now=now, roller=roller)
-    events = loaded.ruleset.decide_command(loaded.state, command, ctx)
-    roller.finish()
-    rolls = ctx.rolls_per_event(events)
-    at = iso(now)
-    envelopes: list[Envelope] = []
-    prev = loaded.hash
-    for index, event in enumerate(events):
-        kind, schema, data = loaded.ruleset.event_data(event)
-        envelope = seal(
-            version=first_version + index,
-            type=kind,
-            schema=schema,
-            data=data,
-            at=at,
-            command_id=command_id,
-            actor=actor.to_dict(),
-            command=request.command if index == 0 else None,
-            rolls=[r.to_dict() for r in rolls[index]],
-            prev_hash=prev,
-        )
-        envelopes.append(envelope)
-        prev = envelope.hash
-    return events, envelopes
-
-
-def _refused_as_faulty(
-    command_id: str, request: CommandRequest, encounter_id: str, error: FrayError
-) -> None:
-    _log.error(
-        "command %s (%s) of encounter %s refused before its append: %s",
-        command_id,
-        request.command.get("type"),
-        encounter_id,
-        error.message,
-    )
 
 
 def _well_formed(encounter_id: str) -> bool:
@@ -548,73 +462,6 @@ def _advance(base: Loaded, tail: list[Envelope]) -> Loaded:
         return base
     state = advance(base.ruleset, base.state, tail)
     return Loaded(base.ruleset, state, tail[-1].version, tail[-1].hash)
-
-
-def _envelopes(stored: list[StoredEvent]) -> list[Envelope]:
-    return [Envelope.from_body(s.body) for s in stored]
-
-
-def _stored(envelope: Envelope) -> StoredEvent:
-    return StoredEvent(version=envelope.version, hash=envelope.hash, body=envelope.body())
-
-
-def _rewinds(envelopes: list[Envelope]) -> bool:
-    return any(e.type == "rewound" for e in envelopes)
-
-
-def _fingerprint(request: CommandRequest, actor: Actor) -> str:
-    return sha256_hex(
-        canonical_bytes(
-            {
-                "command": request.command,
-                "dice": request.dice,
-                "deck_orders": request.deck_orders,
-                "actor": actor.id,
-            }
-        )
-    )
-
-
-def _deadlines(
-    encounter_id: str, changes: list[DeadlineChange], armed: int
-) -> tuple[list[Deadline], list[str]]:
-    """The outbox entries of an append. `armed`, the append's version, is part of each
-    deadline's identity: a rewind that restores a clock which already ran out arms its
-    deadline again for the same time, and that firing must not pass for the first one."""
-    deadlines: list[Deadline] = []
-    cancels: list[str] = []
-    for change in changes:
-        if change.due is None:
-            cancels.append(change.key)
-            continue
-        payload = canonical_bytes(
-            {
-                "encounter_id": encounter_id,
-                "due": change.due,
-                "command": change.command,
-                "armed": armed,
-            }
-        )
-        deadlines.append(Deadline(change.key, parse_iso(change.due).timestamp(), payload))
-    return deadlines, cancels
-
-
-def _unknown(encounter_id: str) -> NotFound:
-    return NotFound(f"there is no encounter '{public_id(encounter_id)}'")
-
-
-def _conflict(expected: int, actual: int) -> Conflict:
-    return Conflict(
-        f"expected version {expected} but the encounter is at version {actual}",
-        details={"expected": expected, "actual": actual},
-    )
-
-
-def _reused(command_id: str) -> Conflict:
-    return Conflict(
-        f"command id '{command_id}' was already used for a different command",
-        code="command/id-reused",
-    )
 
 
 def known_rulesets() -> list[str]:

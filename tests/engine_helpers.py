@@ -17,11 +17,12 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
+from service.deciding import CommandRequest
 from service.demos.runner import Demo, play
 from service.demos.scripts import read_script, read_spec
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
-from service.engine import CommandRequest, Engine, Outcome
+from service.engine import Engine, Outcome
 from service.rules.registry import RULESETS
 from service.store.memory import MemoryStore
 from service.store.redis_store import EventStore

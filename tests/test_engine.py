@@ -7,6 +7,7 @@ from itertools import pairwise
 
 import pytest
 
+from service.deciding import CommandRequest
 from service.domain.canonical import ZERO_HASH
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
@@ -19,7 +20,7 @@ from service.domain.errors import (
     RuleViolation,
 )
 from service.domain.fold import replay
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from service.rules.freeform import RULESET
 from tests.engine_helpers import run, send, skirmish
 

@@ -24,6 +24,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "service/app": ("service.api", "service.cli", "workers"),
     "service/api": ("service.cli", "workers"),
     "service/engine.py": ("service.app", "service.api", "service.cli", "workers"),
+    "service/deciding.py": ("service.app", "service.api", "service.engine", "service.cli",
+                            "workers"),
     "workers": ("service.api", "service.cli"),
 }  # fmt: skip
 

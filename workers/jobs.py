@@ -33,10 +33,11 @@ import redis.asyncio as aioredis
 from service.app.encounters import Encounters
 from service.config import Settings
 from service.deadline_metrics import DeadlineMetrics
+from service.deciding import CommandRequest
 from service.dispatch import Dispatcher, job_id
 from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from service.store.clients import redis_client
 from service.store.events import Deadline, score_text
 from service.store.protocol import Store

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from service.api.access import encounter_id_of, encounters_of
 from service.api.bodies import json_body
 from service.api.responses import JSONResponse
-from service.engine import CommandRequest
+from service.deciding import CommandRequest
 
 
 async def post_command(request: Request) -> JSONResponse:

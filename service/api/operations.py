@@ -27,8 +27,8 @@ from service.api.replies import (
     TokenMinted,
 )
 from service.api.shapes import Event
+from service.deciding import CommandRequest
 from service.domain.views import ActionOption, EncounterSummary
-from service.engine import CommandRequest
 
 REF = "#/components/schemas/{model}"
 JSON = "application/json"

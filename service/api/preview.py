@@ -11,8 +11,8 @@ from service.api.access import encounter_id_of, encounters_of
 from service.api.bodies import json_body
 from service.api.errors import status_of
 from service.api.responses import JSONResponse
+from service.deciding import CommandRequest
 from service.domain.errors import FrayError
-from service.engine import CommandRequest
 
 # The statuses of a command's refusal: invalid, forbidden, conflicting, against the rules.
 REFUSALS = frozenset({400, 403, 409, 422})

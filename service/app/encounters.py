@@ -23,11 +23,12 @@ from service.app.auth import Auth, Principal, bearer, system_principal, tenant_a
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
+from service.deciding import CommandRequest, Loaded
 from service.domain.envelope import Envelope
 from service.domain.errors import Forbidden, FrayError, NotFound
 from service.domain.ids import public_id, split_stream, stream_id
 from service.domain.views import ActionOption, EncounterSummary
-from service.engine import CommandRequest, Engine, Loaded, Outcome
+from service.engine import Engine, Outcome
 from service.rules.registry import RULESETS
 from service.store.subscriptions import StreamHub
 

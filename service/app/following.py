@@ -22,11 +22,12 @@ from typing import Any
 
 from service.app.auth import Principal
 from service.app.views import redacted_envelope
+from service.deciding import Loaded
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError
 from service.domain.ids import public_id
 from service.domain.views import EncounterSummary
-from service.engine import Engine, Loaded
+from service.engine import Engine
 from service.store.errors import InvalidArgument, StoreError, SubscriberTooSlow
 from service.store.events import StoredEvent
 from service.store.subscriptions import StreamHub, Subscription

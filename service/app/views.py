@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.deciding import Loaded
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.redaction import sees_everything
 from service.domain.ruleset import EncounterState, RulesetBase
-from service.engine import Loaded
 
 
 def redacted_envelope(

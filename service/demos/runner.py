@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.audit import AuditReport, audit
+from service.deciding import CommandRequest
 from service.domain.context import GM, Actor
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError
 from service.domain.narration import namer
 from service.domain.ruleset import EncounterState
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 
 Command = dict[str, Any]
 # A command the script can only write once it sees the table (the column whose top card is

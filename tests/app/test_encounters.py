@@ -12,9 +12,10 @@ import pytest
 from service.app.auth import Principal, system_principal
 from service.app.encounters import Encounters
 from service.app.following import SubscriptionLost
+from service.deciding import CommandRequest
 from service.domain.context import GM
 from service.domain.errors import Forbidden
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from service.store.clients import redis_client
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from service.deciding import CommandRequest, Loaded, decide_envelopes
 from service.domain.canonical import ZERO_HASH, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import GM, Actor
@@ -20,7 +21,6 @@ from service.domain.errors import RuleViolation
 from service.domain.fold import replay
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import iso
-from service.engine import CommandRequest, Loaded, decide_envelopes
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -12,9 +12,10 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
+from service.deciding import CommandRequest
 from service.dispatch import QUEUE
 from service.domain.context import GM
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from tests.engine_helpers import skirmish
 from tests.workers.conftest import fray_worker, of_type, wait_until, with_engine
 

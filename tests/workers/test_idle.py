@@ -8,8 +8,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from service.deciding import CommandRequest
 from service.domain.context import GM
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from service.store.redis_store import EventStore
 from tests.engine_helpers import run_on_redis, send, skirmish
 from tests.workers.conftest import fray_worker, of_type, wait_until, with_engine

@@ -11,11 +11,12 @@ import orjson
 import pytest
 import redis
 
+from service.deciding import CommandRequest
 from service.domain.context import GM
 from service.domain.ids import stream_id
 from service.domain.timefmt import parse_iso
 from service.embedded_redis import RedisServer, free_port
-from service.engine import CommandRequest, Engine
+from service.engine import Engine
 from tests.api.conftest import KEY
 from tests.api.process import fray_serve_process
 from tests.engine_helpers import COMBATANTS, skirmish

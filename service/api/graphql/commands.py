@@ -28,10 +28,10 @@ from service.api.graphql.pydantic_types import (
     raw_payload,
 )
 from service.app.auth import Principal
+from service.deciding import CommandRequest
 from service.domain.common import COMMON_COMMANDS
 from service.domain.errors import InvalidCommand
 from service.domain.ruleset import RulesetBase, invalid
-from service.engine import CommandRequest
 from service.rules.registry import RULESETS
 
 

@@ -14,10 +14,10 @@ from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.views import action_outputs, summary_output
 from service.api.shapes import described_fields
 from service.app.auth import Principal
+from service.deciding import Loaded
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError
-from service.engine import Loaded
 
 if TYPE_CHECKING:
     # Generated at import from pydantic models (see pydantic_types); mypy sees Any.
