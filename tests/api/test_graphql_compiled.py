@@ -18,7 +18,8 @@ import httpx
 import orjson
 import pytest
 
-from service.api.graphql.compiled import CompiledGraphQL, Plan, plan_for
+from service.api.graphql.compiled import CompiledGraphQL
+from service.api.graphql.plans import Plan, plan_for
 from service.api.graphql.types import CommandAccepted
 from tests.api.conftest import KEY, Api, bearer, running, settings_for
 
