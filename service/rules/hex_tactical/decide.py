@@ -11,7 +11,18 @@ from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.reactions import ReactionWindowClosed
 from service.domain.settling import Settle
-from service.rules.hex_tactical import combat, movement, turns
+from service.rules.hex_tactical import (
+    attacks,
+    cover,
+    defence,
+    maneuvers,
+    movement,
+    opportunity,
+    reservations,
+    rulings,
+    turns,
+    weapons,
+)
 from service.rules.hex_tactical.commands import (
     Attack,
     CallCheck,
@@ -56,11 +67,11 @@ class Run(Settle[HexState]):
 def open_next(state: HexState, item: Pending, ctx: DecideContext) -> list[Event]:
     match item.kind:
         case "defence":
-            return combat.open_defence(state, item, ctx)
+            return defence.open_defence(state, item, ctx)
         case "opportunity":
-            return combat.open_opportunity(state, item, ctx)
+            return opportunity.open_opportunity(state, item, ctx)
         case "reserved":
-            return combat.open_reserved(state, item, ctx)
+            return reservations.open_reserved(state, item, ctx)
     assert item.paused is not None
     return movement.resume(state, item.id, item.paused, ctx)
 
@@ -68,11 +79,11 @@ def open_next(state: HexState, item: Pending, ctx: DecideContext) -> list[Event]
 def resolve(state: HexState, closed: ReactionWindowClosed, ctx: DecideContext) -> list[Event]:
     match closed.trigger.get("kind"):
         case "attack":
-            return combat.resolve_defence(state, closed, ctx)
+            return defence.resolve_defence(state, closed, ctx)
         case "opportunity-attack":
-            return combat.resolve_opportunity(state, closed, ctx)
+            return opportunity.resolve_opportunity(state, closed, ctx)
         case "overwatch":
-            return combat.resolve_overwatch(state, closed, ctx)
+            return reservations.resolve_overwatch(state, closed, ctx)
         case "reserved-move" if closed.reactions:
             reservation = Reservation.model_validate(closed.trigger["reservation"])
             runner = str(closed.trigger["actor"])
@@ -95,37 +106,39 @@ def _decide(state: HexState, command: Command, ctx: DecideContext) -> list[Event
         case PassEnemy():
             return movement.pass_enemy(state, command, ctx)
         case ReserveMove():
-            return movement.reserve_move(state, command, ctx)
+            return reservations.reserve_move(state, command, ctx)
         case Overwatch():
-            return combat.overwatch(state, command.combatant_id, command.weapon, ctx)
+            return reservations.overwatch(state, command.combatant_id, command.weapon, ctx)
         case Attack():
-            return combat.attack(state, command, ctx)
+            return attacks.attack(state, command, ctx)
         case UseManeuver():
-            return combat.maneuver(state, command, ctx)
+            return maneuvers.maneuver(state, command, ctx)
         case TakeCover():
-            return combat.take_cover(state, command.combatant_id, ctx)
+            return cover.take_cover(state, command.combatant_id, ctx)
         case UseSkill():
-            return combat.use_skill(state, command, ctx)
+            return opportunity.use_skill(state, command, ctx)
         case UseItem():
-            return combat.use_item(state, command, ctx)
+            return opportunity.use_item(state, command, ctx)
         case TargetObject():
-            return combat.target_object(
+            return cover.target_object(
                 state, command.combatant_id, command.cell, command.weapon, ctx
             )
         case Wield():
-            return combat.wield(state, command.combatant_id, command.weapon, ctx)
+            return weapons.wield(state, command.combatant_id, command.weapon, ctx)
         case EndTurn():
             return turns.end_turn(state, command.combatant_id, ctx)
         case Surrender():
-            return combat.surrender(state, command.combatant_id, ctx)
+            return rulings.surrender(state, command.combatant_id, ctx)
         case PlaceCover():
-            return combat.place_cover(state, command, ctx)
+            return cover.place_cover(state, command, ctx)
         case RemoveCover():
-            return combat.remove_cover(state, command.cell, ctx)
+            return cover.remove_cover(state, command.cell, ctx)
         case SetAwareness():
-            return combat.set_awareness(state, command.combatant_id, command.of, command.aware, ctx)
+            return rulings.set_awareness(
+                state, command.combatant_id, command.of, command.aware, ctx
+            )
         case CallCheck():
-            return combat.call_check(state, command, ctx)
+            return rulings.call_check(state, command, ctx)
     raise RuleViolation("command/unknown", f"hex-tactical does not know '{command}'")
 
 

@@ -5,6 +5,8 @@ A move is walked one step at a time. Leaving a threatened cell for one its threa
 not threaten raises an attack of opportunity, and stepping toward someone with a reserved
 move sets it off: either pauses the move, which resumes once the interruption is resolved.
 Slippery and mired cells call for an Agility check on entry; a failure ends the move.
+The path itself is planned in paths.py; which step sets a reservation off, in
+reservations.py.
 """
 
 from __future__ import annotations
@@ -15,17 +17,15 @@ from itertools import pairwise
 from service.domain.common import ConditionApplied, ConditionRemoved
 from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
-from service.domain.grid import Cell, distance, on_map, terrain_at
+from service.domain.grid import Cell, distance
 from service.domain.messages import Event
 from service.rules.hex_tactical import base
-from service.rules.hex_tactical.combat import perform
-from service.rules.hex_tactical.commands import Move, PassEnemy, ReserveMove
+from service.rules.hex_tactical.commands import Move, PassEnemy
 from service.rules.hex_tactical.events import (
     ActionCut,
     ActionResumed,
     BrokeFree,
     Moved,
-    MoveReserved,
     OpportunityRaised,
     PassAttempted,
     ReservationTriggered,
@@ -33,18 +33,13 @@ from service.rules.hex_tactical.events import (
 )
 from service.rules.hex_tactical.evolve import evolve
 from service.rules.hex_tactical.geometry import (
-    band,
     blocked_cells,
     budget_of,
-    cover_against,
     enemies,
-    feet_between,
     fighting,
     melee_reach,
     occupied_cells,
     partners,
-    path_costs,
-    reachable,
     threateners,
 )
 from service.rules.hex_tactical.hazards import (
@@ -55,13 +50,11 @@ from service.rules.hex_tactical.hazards import (
     entering,
     passing_damage,
 )
+from service.rules.hex_tactical.opportunity import perform
+from service.rules.hex_tactical.paths import PAST_AN_ENEMY, plan
+from service.rules.hex_tactical.reservations import reservation_set_off
 from service.rules.hex_tactical.state import HexState, Paused, Reservation, stats_of
 from service.rules.hex_tactical.turns import MOVEMENT, begin_action
-
-PAST_AN_ENEMY = "hex-tactical Moving Past an Enemy"
-TERRAIN_TYPES = "hex-tactical Moving through Terrain Types"
-TERRAIN_EFFECTS = "hex-tactical Terrain Effects"
-AOO = "hex-tactical Attacks of Opportunity"
 
 
 def _apply(state: HexState, events: Sequence[Event]) -> HexState:
@@ -82,92 +75,6 @@ def _stand_cost(state: HexState, cid: str, budget: int) -> int:
     """A prone combatant stands up at the start of its move for half of it (interpretation:
     the seed's base system is not given)."""
     return budget // 2 if state.table.combatants[cid].has_condition(PRONE) else 0
-
-
-def plan(
-    state: HexState,
-    cid: str,
-    to: Cell,
-    budget: int,
-    path: Sequence[Cell] | None = None,
-    passing: str | None = None,
-) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
-    """The path a move takes to `to` and each step's cost: the given one, checked, or the
-    cheapest. Refuses walls, enemies' cells, cover objects, occupied ends and long ways."""
-    combatant = state.table.combatants[cid]
-    grid = state.table.map
-    if grid is None or combatant.position is None:
-        raise RuleViolation(
-            "move/no-map", "the tactical variant needs a map and a token on it", rule=MOVEMENT
-        )
-    if not on_map(grid, to):
-        raise RuleViolation("map/off-map", f"cell {to} is not on the map", rule=MOVEMENT)
-    start = combatant.position
-    if to == start:
-        raise RuleViolation("move/already-there", f"{combatant.name} already stands on {to}")
-    if terrain_at(grid, to).kind == "impassable":
-        raise RuleViolation(
-            "move/impassable",
-            f"cell {to} is impassable: crossing it takes a skill or ability the GM rules on",
-            rule=TERRAIN_TYPES,
-        )
-    if to in occupied_cells(state, cid):
-        raise RuleViolation(
-            "move/occupied",
-            f"cell {to} is taken: a move may pass allies but not end on anyone or on cover",
-            rule=PAST_AN_ENEMY,
-        )
-    if path is not None:
-        return _given_path(state, cid, start, to, list(path), budget, passing)
-    found = reachable(state, cid, start, budget, passing).get(to)
-    if found is None:
-        raise RuleViolation(
-            "move/too-far",
-            f"{combatant.name} cannot reach {to} with {budget} cells of movement past walls, "
-            "difficult ground and enemies",
-            rule=MOVEMENT,
-        )
-    cost, cells = found
-    costs = path_costs(state, cells)
-    assert costs is not None and sum(costs) == cost
-    return cells, tuple(costs)
-
-
-def _given_path(
-    state: HexState,
-    cid: str,
-    start: Cell,
-    to: Cell,
-    path: list[Cell],
-    budget: int,
-    passing: str | None,
-) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
-    name = state.table.combatants[cid].name
-    if not path or path[-1] != to:
-        raise RuleViolation("move/bad-path", "a path ends at the move's destination `to`")
-    cells = (start, *path)
-    costs = path_costs(state, cells)
-    if costs is None:
-        raise RuleViolation(
-            "move/bad-path",
-            "every step of a path crosses an edge into a passable neighbouring cell",
-            rule="hex-tactical The Tactical Grid",
-        )
-    blocked = blocked_cells(state, cid, passing)
-    if any(cell in blocked for cell in path):
-        raise RuleViolation(
-            "move/blocked",
-            "the path crosses an enemy's cell or a cover object; passing an enemy is a "
-            "maneuver the GM approves",
-            rule=PAST_AN_ENEMY,
-        )
-    if sum(costs) > budget:
-        raise RuleViolation(
-            "move/too-far",
-            f"that path costs {sum(costs)} cells of movement and {name} has {budget}",
-            rule=MOVEMENT,
-        )
-    return cells, tuple(costs)
 
 
 def move(state: HexState, command: Move, ctx: DecideContext) -> list[Event]:
@@ -300,7 +207,7 @@ def walk(
         _break_apart(walker, there)
         if _falls(walker, there, ctx):
             return walker.events
-        reserver = _reservation_set_off(walker.state, cid, here, there)
+        reserver = reservation_set_off(walker.state, cid, here, there)
         if reserver is not None:
             walker.flush()
             rest = tuple(cells[i + 2 :])
@@ -382,58 +289,6 @@ def _falls(walker: _Walker, there: Cell, ctx: DecideContext) -> bool:
     walker.flush(ahead_of=checks)
     walker.emit(*checks)
     return any(isinstance(event, ConditionApplied) for event in checks)
-
-
-def _reservation_set_off(state: HexState, mover: str, here: Cell, there: Cell) -> str | None:
-    """The first enemy (in initiative order) whose reserved move or overwatch this step sets
-    off: a step toward a reserved runner, or into an overwatcher's range and line of fire."""
-    grid = state.table.map
-    assert grid is not None
-    for cid in state.order:
-        reservation = state.reservations.get(cid)
-        if reservation is None or not fighting(state, cid) or not enemies(state, cid, mover):
-            continue
-        if reservation.watch and mover not in reservation.watch:
-            continue
-        where = state.table.combatants[cid].position
-        if where is None:
-            continue
-        if reservation.kind == "run":
-            if distance(grid, there, where) < distance(grid, here, where):
-                return cid
-        elif _in_sights(state, cid, reservation, mover, there):
-            return cid
-    return None
-
-
-def _in_sights(
-    state: HexState, cid: str, reservation: Reservation, mover: str, there: Cell
-) -> bool:
-    weapon = stats_of(state.table.combatants[cid]).weapon(reservation.weapon or "")
-    where = state.table.combatants[cid].position
-    if weapon is None or where is None:
-        return False
-    if band(weapon, feet_between(state, where, there)) is None:
-        return False
-    return cover_against(state, cid, mover, there)[0] != "total"
-
-
-def reserve_move(state: HexState, command: ReserveMove, ctx: DecideContext) -> list[Event]:
-    """hex-tactical Movement: "even reserve a movement action ('if the orc starts to move
-    toward me, I will run away')". It lasts until this combatant's next turn."""
-    cid = command.combatant_id
-    begun = begin_action(state, cid, "move", "reserve a move", ctx, MOVEMENT)
-    grid = state.table.map
-    if grid is None or state.table.combatants[cid].position is None:
-        raise RuleViolation("move/no-map", "the tactical variant needs a map and a token on it")
-    if not on_map(grid, command.to) or terrain_at(grid, command.to).kind == "impassable":
-        raise RuleViolation("map/off-map", f"{command.to} is not a cell to run to")
-    for watched in command.watch:
-        other = state.table.combatant(watched)
-        if not enemies(state, cid, watched):
-            raise RuleViolation("move/not-an-enemy", f"{other.name} is not an enemy to watch")
-    reservation = Reservation(kind="run", to=command.to, watch=tuple(command.watch))
-    return [begun, ctx.emit(MoveReserved(combatant_id=cid, reservation=reservation))]
 
 
 def reserved_run(

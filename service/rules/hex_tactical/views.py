@@ -13,7 +13,6 @@ from service.domain.grid import Cell, terrain_at
 from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.views import ActionOption
-from service.rules.hex_tactical.combat import UNARMED
 from service.rules.hex_tactical.geometry import (
     MIRED,
     SLIPPERY,
@@ -35,6 +34,7 @@ from service.rules.hex_tactical.geometry import (
 )
 from service.rules.hex_tactical.hazards import PRONE
 from service.rules.hex_tactical.state import HexState, Weapon, stats_of
+from service.rules.hex_tactical.weapons import UNARMED
 
 
 def phase_label(state: HexState) -> str:
@@ -114,7 +114,7 @@ def turn_actions(state: HexState, cid: str) -> list[ActionOption]:
     out.append(ActionOption(type="reserve-move", label="Reserve a move", actor=cid, cost=action))
     here = position(state, cid)
     if here is not None and cover_cells_next_to(state, here, "partial"):
-        # hex-tactical Cover: "and has an action left": any action (combat.take_cover).
+        # hex-tactical Cover: "and has an action left": any action (cover.take_cover).
         out.append(ActionOption(type="take-cover", label="Take cover", actor=cid, cost=action))
     if state.turn.other:
         return out
