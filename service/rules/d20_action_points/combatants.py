@@ -8,6 +8,8 @@ from service.domain.grid import distance
 from service.domain.table import Combatant
 from service.rules.d20_action_points.state import D20State, D20Stats
 
+CELL_FEET = 5
+
 
 def stats_of(combatant: Combatant) -> D20Stats:
     return D20Stats.model_validate(combatant.stats)
@@ -29,9 +31,6 @@ def fighting(state: D20State, party: bool) -> list[Combatant]:
         for c in state.table.combatants.values()
         if not c.out_of_fight and (c.side in sides) == party
     ]
-
-
-CELL_FEET = 5
 
 
 def feet_between(state: D20State, a: Combatant, b: Combatant, given: int | None) -> int:
