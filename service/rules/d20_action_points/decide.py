@@ -11,7 +11,18 @@ from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.reactions import ReactionWindowClosed
 from service.domain.settling import Settle
-from service.rules.d20_action_points import actions, combat, turns
+from service.rules.d20_action_points import (
+    attacking,
+    battlefield,
+    before_combat,
+    casting,
+    initiative,
+    items,
+    movement,
+    special_moves,
+    turns,
+    windows,
+)
 from service.rules.d20_action_points.commands import (
     Attack,
     BeginCombat,
@@ -55,13 +66,13 @@ class Run(Settle[D20State]):
         return evolve(state, event)
 
     def resolve(self, state: D20State, closed: ReactionWindowClosed) -> list[Event]:
-        return combat.resolve(state, closed, self.ctx)
+        return windows.resolve(state, closed, self.ctx)
 
     def active(self, state: D20State) -> bool:
         return state.phase == "acting"
 
     def open_next(self, state: D20State) -> list[Event] | None:
-        return combat.open_next(state, state.pending[0], self.ctx) if state.pending else None
+        return windows.open_next(state, state.pending[0], self.ctx) if state.pending else None
 
     def next_step(self, state: D20State) -> list[Event]:
         return turns.next_turn(state, self.ctx)
@@ -80,26 +91,26 @@ def decide_own(state: D20State, command: Command, ctx: DecideContext) -> list[Ev
 def _decide(state: D20State, command: Command, ctx: DecideContext) -> list[Event]:
     match command:
         case SetMarchingOrder():
-            return turns.set_marching_order(state, command, ctx)
+            return before_combat.set_marching_order(state, command, ctx)
         case SetEnvironment():
-            return actions.set_environment(state, command, ctx)
+            return battlefield.set_environment(state, command, ctx)
         case SurpriseCheck():
-            return turns.surprise_check(state, command.monster, ctx)
+            return before_combat.surprise_check(state, command.monster, ctx)
         case RecordMonsterReaction():
-            return turns.record_monster_reaction(state, command, ctx)
+            return before_combat.record_monster_reaction(state, command, ctx)
         case ChooseApproach():
-            return turns.choose_approach(state, command, ctx)
+            return before_combat.choose_approach(state, command, ctx)
         case ResolveEvasion():
-            return turns.resolve_evasion(state, command.outcome, ctx)
+            return before_combat.resolve_evasion(state, command.outcome, ctx)
         case RuleNegotiation():
-            return turns.rule_negotiation(state, command, ctx)
+            return before_combat.rule_negotiation(state, command, ctx)
         case BeginCombat():
             ctx.require_gm("begin the combat")
-            return turns.begin_combat(state, ctx)
+            return before_combat.begin_combat(state, ctx)
         case Declare():
-            return turns.declare(state, command, ctx)
+            return initiative.declare(state, command, ctx)
         case RollInitiative():
-            return turns.roll_initiative(state, ctx)
+            return initiative.roll_initiative(state, ctx)
         case EndTurn():
             return turns.end_turn(state, command.combatant_id, ctx)
         case Delay():
@@ -109,41 +120,41 @@ def _decide(state: D20State, command: Command, ctx: DecideContext) -> list[Event
         case SpendHeroicPoint():
             return turns.spend_heroic_point(state, command.combatant_id, ctx)
         case Move():
-            return actions.move(state, command, ctx)
+            return movement.move(state, command, ctx)
         case Crawl():
-            return actions.crawl(state, command.combatant_id, command.to, ctx)
+            return movement.crawl(state, command.combatant_id, command.to, ctx)
         case StandUp():
-            return actions.stand_up(state, command.combatant_id, ctx)
+            return movement.stand_up(state, command.combatant_id, ctx)
         case DropProne():
-            return actions.drop_prone(state, command.combatant_id, ctx)
+            return movement.drop_prone(state, command.combatant_id, ctx)
         case DropItem():
-            return actions.drop_item(state, command.combatant_id, command.weapon, ctx)
+            return items.drop_item(state, command.combatant_id, command.weapon, ctx)
         case EquipItem():
-            return actions.equip_item(state, command, ctx)
+            return items.equip_item(state, command, ctx)
         case Talk():
-            return actions.talk(state, command.combatant_id, command.text, ctx)
+            return turns.talk(state, command.combatant_id, command.text, ctx)
         case Attack():
-            return actions.attack(state, command, ctx)
+            return attacking.attack(state, command, ctx)
         case Throw():
-            return actions.throw_object(state, command, ctx)
+            return attacking.throw_object(state, command, ctx)
         case FullAttack():
-            return actions.full_attack(state, command, ctx)
+            return attacking.full_attack(state, command, ctx)
         case CastSpell():
-            return actions.cast_spell(state, command, ctx)
+            return casting.cast_spell(state, command, ctx)
         case Ready():
-            return actions.ready(state, command, ctx)
+            return attacking.ready(state, command, ctx)
         case TriggerReadied():
-            return actions.trigger_readied(state, command.combatant_id, command.target, ctx)
+            return attacking.trigger_readied(state, command.combatant_id, command.target, ctx)
         case Charge():
-            return actions.charge(state, command, ctx)
+            return special_moves.charge(state, command, ctx)
         case Disarm():
-            return actions.disarm(state, command.combatant_id, command.target, ctx)
+            return special_moves.disarm(state, command.combatant_id, command.target, ctx)
         case Grapple():
-            return actions.grapple(state, command.combatant_id, command.target, ctx)
+            return special_moves.grapple(state, command.combatant_id, command.target, ctx)
         case BreakFree():
-            return actions.break_free(state, command.combatant_id, ctx)
+            return special_moves.break_free(state, command.combatant_id, ctx)
         case Release():
-            return actions.release(state, command.combatant_id, ctx)
+            return special_moves.release(state, command.combatant_id, ctx)
     raise RuleViolation("command/unknown", f"d20-action-points does not know '{command}'")
 
 
@@ -158,7 +169,7 @@ def follow_up(
             case EncounterStarted():
                 pass
             case ReactionWindowClosed() if run.state.phase != "ended":
-                run.emit(combat.resolve(run.state, event, ctx))
+                run.emit(windows.resolve(run.state, event, ctx))
             case ClockExpired(clock_id=turns.TURN_CLOCK) if run.state.phase == "acting":
                 run.emit(turns.timed_out(run.state, ctx))
     return run.settle()

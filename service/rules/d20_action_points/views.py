@@ -11,9 +11,10 @@ from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.views import ActionOption
 from service.rules.d20_action_points.action_points import ACTIONS, ActionName
-from service.rules.d20_action_points.combat import engaged_foes
+from service.rules.d20_action_points.battlefield import engaged_foes
+from service.rules.d20_action_points.combatants import party_sides, stats_of
+from service.rules.d20_action_points.initiative import acts_this_round
 from service.rules.d20_action_points.state import D20State
-from service.rules.d20_action_points.turns import acts_this_round, party_sides, stats_of
 
 
 def phase_label(state: D20State) -> str:
