@@ -12,12 +12,14 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
+from service import cli_audit
 from service.app.auth import Principal, system_principal
 from service.app.encounters import Encounters
+from service.audit import AuditReport, audit, audit_export, read_export
 from service.config import Settings
 from service.demos import (
     combat_ii,
@@ -33,6 +35,8 @@ from service.domain.errors import FrayError, NotFound
 from service.embedded_redis import RedisServer, answers, die_with_parent, find_redis_server
 from service.engine import Engine
 from service.store.redis_store import EventStore
+
+T = TypeVar("T")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -82,10 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write an encounter's events as JSONL")
     export.add_argument("encounter_id")
     export.add_argument("-o", "--out", help="file to write (default: standard output)")
-    audit = sub.add_parser("audit", help="verify a stream: hashes, seed, draws, decide re-run")
-    audit.add_argument("encounter_id", nargs="?", help="an encounter in Redis")
-    audit.add_argument("--file", help="a JSONL export instead of Redis")
-    audit.add_argument("--seed", help="the seed (hex), if the stream has not revealed it")
+    cli_audit.add_parser(sub)
     sub.add_parser("schema", help="print the GraphQL schema (SDL), as in schema/schema.graphql")
     sub.add_parser("openapi", help="print the OpenAPI spec (YAML), as in openapi/openapi.yaml")
     return parser
@@ -187,8 +188,8 @@ def _dev(args: argparse.Namespace) -> int:
             embedded.stop()
 
 
-def _with_engine(action: Callable[[Engine], Awaitable[int]]) -> int:
-    async def run() -> int:
+def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
+    async def run() -> T:
         client = aioredis.Redis.from_url(Settings.from_env().redis_url)
         try:
             return await action(Engine(EventStore(client)))
@@ -226,11 +227,10 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"encounter {played.encounter_id}")
         for line in played.lines:
             print(f"  {line}")
-        for check in played.audit.checked:
-            print(f"audit: {check}")
-        for problem in played.audit.problems:
-            print(f"audit FAILED: {problem}")
-        return 0 if played.audit.ok else 1
+        print("audit:")
+        for line in played.audit.lines():
+            print(f"  {line}")
+        return played.audit.exit_code
 
     try:
         return _with_engine(play)
@@ -259,42 +259,26 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from service.audit import AuditReport, audit, parse_lines
+    def from_store(encounter_id: str, seed: bytes | None, receipts: list[Any] | None) -> Any:
+        async def read(engine: Engine) -> AuditReport | None:
+            encounters = Encounters(engine)
+            principal = system_principal(encounter_id)
+            try:
+                lines = [line async for line in await encounters.export(principal)]
+            except NotFound:
+                return None
+            export = read_export(lines)
+            if export.problems:
+                return audit_export(export)
+            known = seed or await _stored_seed(encounters, principal)
+            return audit(export.envelopes, known, receipts=receipts)
 
-    seed = bytes.fromhex(args.seed) if args.seed else None
+        report = _with_engine(read)
+        if report is None:
+            raise cli_audit.Unstarted(f"there is no encounter '{encounter_id}'")
+        return report
 
-    def show(report: AuditReport) -> int:
-        for check in report.checked:
-            print(f"ok    {check}")
-        for problem in report.problems:
-            print(f"FAIL  {problem}")
-        print("audit passed" if report.ok else "audit FAILED")
-        return 0 if report.ok else 1
-
-    if args.file:
-        envelopes, problems = parse_lines(Path(args.file).read_bytes().splitlines())
-        if problems:
-            return show(AuditReport(problems=problems[:1]))
-        return show(audit(envelopes, seed))
-    if not args.encounter_id:
-        print("fray audit: give an encounter id or --file", file=sys.stderr)
-        return 2
-
-    async def from_redis(engine: Engine) -> int:
-        encounters = Encounters(engine)
-        principal = system_principal(args.encounter_id)
-        try:
-            lines = [line async for line in await encounters.export(principal)]
-        except NotFound:
-            print(f"fray audit: there is no encounter '{args.encounter_id}'", file=sys.stderr)
-            return 1
-        envelopes, problems = parse_lines(lines)
-        if problems:
-            return show(AuditReport(problems=problems[:1]))
-        known = seed or await _stored_seed(encounters, principal)
-        return show(audit(envelopes, known))
-
-    return _with_engine(from_redis)
+    return cli_audit.run(args, from_store)
 
 
 async def _stored_seed(encounters: Encounters, principal: Principal) -> bytes | None:

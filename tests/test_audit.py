@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +16,7 @@ from tests.rules.harness import Table
 BRAMLI = Actor("p1", "player", frozenset({"bramli"}))
 
 
-def played(end: bool = True) -> Table:
+def played(end: bool = True, blow: int = -5) -> Table:
     table = Table(RULESET, {"turn_time_limit": 30})
     for name, modifier in [("Bramli", 3), ("Goblin", 1)]:
         table.send(
@@ -30,7 +29,7 @@ def played(end: bool = True) -> Table:
     table.send({"type": "roll-initiative"})
     table.send({"type": "start-encounter"})
     table.send({"type": "roll", "expression": "2d6+3", "purpose": "damage"})
-    table.send({"type": "adjust-resource", "combatant_id": "goblin", "delta": -5})
+    table.send({"type": "adjust-resource", "combatant_id": "goblin", "delta": blow})
     table.send({"type": "end-turn"})
     if end:
         table.send({"type": "end-encounter"})
@@ -64,10 +63,14 @@ def rehash(envelopes: list[Envelope], version: int, **changes) -> list[Envelope]
 
 def test_an_untouched_stream_passes_every_check():
     report = audit(played().envelopes)
-    assert report.ok, report.problems
-    assert [c.split(":")[0] for c in report.checked] == [
-        "hash chain", "seed commitment", "draws", "decide re-run",
+    assert report.verdict == "passed" and report.exit_code == 0, report.problems
+    assert [(c.name, c.status) for c in report.checks] == [
+        ("lines", "passed"), ("chain", "passed"), ("created", "passed"), ("seed", "passed"),
+        ("draws", "passed"), ("rerun", "passed"), ("head", "passed"), ("receipts", "skipped"),
     ]  # fmt: skip
+    counts = {c.name: c.count for c in report.checks}
+    rolls = sum(len(e.rolls) for e in played().envelopes)  # every die here is the server's
+    assert counts["chain"] == len(LINES) and counts["draws"] == rolls > 0
 
 
 @settings(max_examples=300)
@@ -89,10 +92,12 @@ def test_every_flipped_byte_of_one_event_is_caught():
 def test_a_forged_die_is_caught_even_when_the_chain_is_re_hashed():
     envelopes = played().envelopes
     rolled = next(e for e in envelopes if e.type == "dice-rolled")
-    forged_rolls = [dict(r) for r in rolled.rolls]
-    forged_rolls[0]["value"] = 6 if forged_rolls[0]["value"] != 6 else 5
-    report = audit(rehash(envelopes, rolled.version, rolls=forged_rolls))
-    assert not report.ok and "draw n=0" in report.problems[0]
+    report = audit(rehash(envelopes, rolled.version, rolls=forged(rolled.rolls)))
+    failure = report.first_failure
+    assert report.verdict == "failed" and report.exit_code == 1
+    assert failure is not None and failure.name == "draws" and "draw n=0" in failure.detail
+    # What a failure leaves unchecked is reported as not run, never as passed.
+    assert {c.name: c.status for c in report.checks}["rerun"] == "incomplete"
 
 
 def test_an_edited_event_is_caught_by_re_running_decide_even_when_re_hashed():
@@ -100,31 +105,63 @@ def test_an_edited_event_is_caught_by_re_running_decide_even_when_re_hashed():
     hit = next(e for e in envelopes if e.type == "resource-adjusted")
     edited = {**hit.data, "after": 1}
     report = audit(rehash(envelopes, hit.version, data=edited))
-    assert not report.ok and "does not reproduce" in report.problems[0]
+    assert report.verdict == "failed" and "does not reproduce" in report.problems[0]
 
 
 def test_a_removed_event_breaks_the_chain():
     envelopes = played().envelopes
     report = audit(envelopes[:4] + envelopes[5:])
-    assert not report.ok and "version 5" in report.problems[0]
+    assert report.verdict == "failed" and "version 5" in report.problems[0]
 
 
 def test_a_wrong_seed_fails_the_commitment():
     report = audit(played(end=False).envelopes, seed=b"\x00" * 32)
-    assert not report.ok and "commitment" in report.problems[0]
+    assert report.verdict == "failed" and "commitment" in report.problems[0]
 
 
-def test_before_the_seed_is_revealed_only_dice_free_commands_are_re_run():
+def test_before_the_seed_is_revealed_the_audit_is_incomplete_and_names_what_it_lacks():
     report = audit(played(end=False).envelopes)
-    assert report.ok
-    assert any("awaiting the seed" in c for c in report.checked)
+    status = {c.name: c.status for c in report.checks}
+    assert report.verdict == "incomplete" and report.exit_code == 3 and not report.problems
+    assert status["seed"] == status["draws"] == status["rerun"] == "incomplete"
+    rerun = next(c for c in report.checks if c.name == "rerun")
+    # Seven commands: the two that drew dice (initiative, 2d6) wait for the seed.
+    assert "2 that drew server dice await the seed" in rerun.detail and rerun.count == 5
 
 
-@pytest.mark.parametrize("seedless", [True, False], ids=["seed not known", "seed given"])
-def test_the_auditor_may_bring_the_seed(seedless: bool):
+def test_the_auditor_may_bring_the_seed():
     table = played(end=False)
-    report = audit(table.envelopes, None if seedless else table.seed)
-    assert report.ok and any(c.startswith("draws") for c in report.checked) is not seedless
+    assert audit(table.envelopes, table.seed).verdict == "passed"
+
+
+def test_dropping_encounter_ended_and_forging_a_die_never_passes():
+    """The reproduction of issue 22: with the end dropped the seed is not revealed, and a
+    forged server die (the chain re-hashed) passed. Now: incomplete without the seed (exit
+    3), failed with it (exit 1)."""
+    table = played()
+    ending = next(e for e in table.envelopes if (e.command or {}).get("type") == "end-encounter")
+    kept = table.envelopes[: ending.version - 1]  # the whole command, as a forger drops it
+    rolled = next(e for e in kept if e.type == "dice-rolled")
+    forgery = rehash(kept, rolled.version, rolls=forged(rolled.rolls))
+    assert audit(forgery).exit_code == 3
+    report = audit(forgery, table.seed)
+    assert report.exit_code == 1 and report.first_failure.name == "draws"  # type: ignore[union-attr]
+
+
+def test_a_recorded_ruleset_version_this_fray_lacks_skips_the_rerun_and_says_so():
+    envelopes = played().envelopes
+    created = envelopes[0]
+    old = rehash(envelopes, 1, data={**created.data, "ruleset_version": "0.9.0"})
+    report = audit(old)
+    rerun = next(c for c in report.checks if c.name == "rerun")
+    assert report.verdict == "incomplete" and rerun.status == "incomplete"
+    assert rerun.detail == "ruleset freeform 0.9.0 is not available, decide re-run skipped"
+
+
+def forged(rolls: list[dict]) -> list[dict]:
+    out = [dict(r) for r in rolls]
+    out[0]["value"] = 6 if out[0]["value"] != 6 else 5
+    return out
 
 
 def test_a_rewind_between_the_events_of_one_command_is_re_run_from_that_state():
@@ -138,4 +175,4 @@ def test_a_rewind_between_the_events_of_one_command_is_re_run_from_that_state():
     noted = table.send({"type": "add-note", "text": "the round begins again"})
 
     assert [e.type for e in noted] == ["note-added", "turn-started"]
-    assert audit(table.envelopes, table.seed).ok
+    assert audit(table.envelopes, table.seed).verdict == "passed"

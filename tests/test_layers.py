@@ -26,6 +26,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "service/engine.py": ("service.app", "service.api", "service.cli", "workers"),
     "service/deciding.py": ("service.app", "service.api", "service.engine", "service.cli",
                             "workers"),
+    "service/audit": ("service.app", "service.api", "service.engine", "service.store",
+                      "service.cli", "workers"),
     "workers": ("service.api", "service.cli"),
 }  # fmt: skip
 

@@ -20,6 +20,7 @@ import orjson
 
 from service.app import following
 from service.app.auth import Auth, Principal, bearer, system_principal, tenant_actor
+from service.app.exports import header_line
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
@@ -30,6 +31,7 @@ from service.domain.ids import public_id, split_stream, stream_id
 from service.domain.views import ActionOption, EncounterSummary
 from service.engine import Engine, Outcome
 from service.rules.registry import RULESETS
+from service.store.events import Head
 from service.store.subscriptions import StreamHub
 
 GM_TOKEN_TTL = 86_400
@@ -253,24 +255,29 @@ class Encounters:
         return EventPage(seen, last, head)
 
     async def export(self, principal: Principal) -> AsyncIterator[bytes]:
-        """The whole stream as JSONL, as the viewer may see it (stored bytes when it may see
-        them all, so an auditor's export is the stream itself). The system is given the
-        stored record as it is, unfolded: the CLI audits streams that may not fold."""
+        """The whole stream as JSONL after a header line that anchors its head (docs/audit.md),
+        as the viewer may see it (stored bytes when it may see them all, so an auditor's
+        export is the stream itself). The system is given the stored record as it is,
+        unfolded: the CLI audits streams that may not fold."""
         stream = principal.stream_of()
+        head = await self.engine.store.head(stream)
+        if head is None:
+            raise NotFound(f"there is no encounter '{public_id(stream)}'")
         if principal.kind == "system":
-            if await self.engine.store.head(stream) is None:
-                raise NotFound(f"there is no encounter '{public_id(stream)}'")
-            return self._lines(stream, None, principal, True)
+            return self._lines(stream, head, None, principal, True)
         loaded = await self.engine.load(stream)
         full = sees_raw_events(loaded, principal.actor)
-        return self._lines(stream, loaded, principal, full)
+        return self._lines(stream, head, loaded, principal, full)
 
     async def _lines(
-        self, stream: str, loaded: Loaded | None, principal: Principal, full: bool
+        self, stream: str, head: Head, loaded: Loaded | None, principal: Principal, full: bool
     ) -> AsyncIterator[bytes]:
+        yield header_line(public_id(stream), self.engine.clock(), None, [])
         after = 0
-        while True:
-            page = await self.engine.store.read(stream, after=after, limit=EXPORT_PAGE)
+        while after < head.version:
+            page = await self.engine.store.read(
+                stream, after=after, limit=EXPORT_PAGE, up_to=head.version
+            )
             for stored in page:
                 if full or loaded is None:
                     yield stored.body + b"\n"
@@ -280,7 +287,7 @@ class Encounters:
                 )
                 if seen:
                     yield orjson.dumps(seen[0]) + b"\n"
-            if len(page) < EXPORT_PAGE:
+            if not page:
                 return
             after = page[-1].version
 

@@ -79,8 +79,9 @@ async def test_the_export_is_ndjson_and_redacted_per_viewer(secrets_fight: Fight
     full = await f.api.get(f"{f.path}/export", f.auditor)
     partial = await f.api.get(f"{f.path}/export", hero_player(f))
     assert full.headers["content-type"].startswith("application/x-ndjson")
-    full_lines = [orjson.loads(line) for line in full.text.splitlines()]
-    partial_lines = [orjson.loads(line) for line in partial.text.splitlines()]
+    full_header, *full_lines = [orjson.loads(line) for line in full.text.splitlines()]
+    partial_header, *partial_lines = [orjson.loads(line) for line in partial.text.splitlines()]
+    assert full_header["fray_export"] == partial_header["fray_export"] == 1
     assert [e["version"] for e in full_lines] == list(range(1, len(full_lines) + 1))
     assert len(partial_lines) == len(full_lines) - 3
 

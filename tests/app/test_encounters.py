@@ -64,7 +64,9 @@ def test_the_system_reads_a_sealed_stream_and_its_seed_as_stored(encounter_id: s
 
     exported, stored, seed = run(scenario)
 
-    assert exported == stored
+    header, *lines = exported
+    assert orjson.loads(header)["encounter_id"] == encounter_id
+    assert lines == stored
     assert seed == SEED
 
 

@@ -415,7 +415,7 @@ def test_fray_demo_combat_ii(redis_url):
     assert result.returncode == 0, result.stderr
     assert "  Paladin moves 5 squares (overrun)." in result.stdout
     assert "  " + PHASE_2[3] in result.stdout
-    assert "audit: decide re-run" in result.stdout
+    assert "  ok    rerun: " in result.stdout
 
 
 def test_fray_demo_lists_combat_ii():

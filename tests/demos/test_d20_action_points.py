@@ -159,7 +159,7 @@ def test_fray_demo_d20_action_points(redis_url):
     result = fray("demo", "d20-action-points", redis_url=redis_url)
     assert result.returncode == 0, result.stderr
     assert "Goblin 1 flees at 60 feet a move!" in result.stdout
-    assert "audit: decide re-run" in result.stdout
+    assert "  ok    rerun: " in result.stdout
 
 
 def test_fray_demo_lists_d20_action_points():

@@ -98,7 +98,7 @@ def test_fray_demo_delvers_deep(redis_url):
     result = fray("demo", "delvers-deep", redis_url=redis_url)
     assert result.returncode == 0, result.stderr
     assert "Daerion dodges Troll's greatclub: rolled 4 against 3+." in result.stdout
-    assert "audit: decide re-run" in result.stdout
+    assert "  ok    rerun: " in result.stdout
 
 
 def test_fray_demo_refuses_an_unknown_ruleset():

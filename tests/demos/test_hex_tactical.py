@@ -338,7 +338,7 @@ def test_fray_demo_hex_tactical(redis_url):
     assert "  Dag gives Alice an opening; everything pauses." in result.stdout
     assert "  " + ENDS in result.stdout
     assert "  3    # # # # # # # A B # # # # # # #" in result.stdout
-    assert "audit: decide re-run" in result.stdout
+    assert "  ok    rerun: " in result.stdout
 
 
 def test_fray_demo_lists_hex_tactical():

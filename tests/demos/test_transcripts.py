@@ -2,9 +2,10 @@
 
 Each transcript was written from the demos as they stood before they became `service/demos/`,
 so a change to the runner that moves, drops or rewords a line fails here. Two things vary
-from run to run and are pinned: the encounter id (uuid4) is replaced by `<id>`, and the seed
-that the server's dice come from (freeform rolls initiative with them) is fixed, by giving
-the engine's `secrets.token_bytes` a constant. The other demos roll table dice only.
+from run to run and are pinned: the encounter id (uuid4) is replaced by `<id>` wherever it
+is printed, and the seed that the server's dice come from (freeform rolls initiative with
+them) is fixed, by giving the engine's `secrets.token_bytes` a constant. The other demos
+roll table dice only.
 
 After a deliberate change to a demo, rewrite its transcript with
 `FRAY_WRITE_TRANSCRIPTS=1 .venv/bin/pytest tests/demos/test_transcripts.py` and read the diff.
@@ -37,7 +38,10 @@ def test_fray_demo_prints_its_transcript(ruleset, redis_url, monkeypatch, capsys
     monkeypatch.setenv("FRAY_REDIS_URL", redis_url)
     monkeypatch.setattr("secrets.token_bytes", lambda n: SEED[:n])
     assert main(["demo", ruleset]) == 0
-    printed = re.sub(r"^encounter \S+$", "encounter <id>", capsys.readouterr().out, flags=re.M)
+    out = capsys.readouterr().out
+    found = re.search(r"^encounter (\S+)$", out, flags=re.M)
+    assert found is not None
+    printed = out.replace(found.group(1), "<id>")
     expected = TRANSCRIPTS / f"{ruleset}.txt"
     if os.environ.get("FRAY_WRITE_TRANSCRIPTS") == "1":
         expected.write_text(printed, encoding="utf-8")

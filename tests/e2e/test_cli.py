@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from service.domain.canonical import canonical_bytes, envelope_hash
 from service.embedded_redis import free_port
 from tests.engine_helpers import run_on_redis, send, skirmish
 
@@ -59,22 +61,84 @@ def test_openapi_prints_the_checked_in_spec():
 def test_audit_of_an_encounter_in_redis_passes(redis_url, finished):
     result = fray("audit", finished, redis_url=redis_url)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "ok    hash chain" in result.stdout and "ok    draws" in result.stdout
-    assert "audit passed" in result.stdout
+    for check in ("lines", "chain", "created", "seed", "draws", "rerun", "head"):
+        assert f"ok    {check}: " in result.stdout
+    assert "audit passed: every check ran and passed" in result.stdout
+
+
+def test_audit_json_prints_every_check_with_its_counts(redis_url, finished):
+    result = fray("audit", finished, "--json", redis_url=redis_url)
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and report["verdict"] == "passed"
+    assert report["encounter_id"] == finished and report["ruleset"] == "freeform"
+    checks = {c["name"]: c for c in report["checks"]}
+    assert list(checks) == ["lines", "chain", "created", "seed", "draws", "rerun", "head",
+                            "receipts"]  # fmt: skip
+    assert checks["chain"]["count"] == report["audited_version"] > 0
+    assert checks["receipts"]["status"] == "skipped"
 
 
 def test_an_exported_stream_audits_and_a_tampered_one_fails(redis_url, finished, tmp_path):
     export = tmp_path / "fight.jsonl"
     assert fray("export", finished, "-o", str(export), redis_url=redis_url).returncode == 0
-    assert fray("audit", "--file", str(export)).returncode == 0
-    lines = export.read_bytes().splitlines()
+    header, *lines = export.read_bytes().splitlines()
+    assert json.loads(header)["fray_export"] == 1
+    plain = fray("audit", "--file", str(export))
+    # This process has no signing key: the head is not anchored, so the audit is not a pass.
+    assert plain.returncode == 3 and "----  head: the export's head is not signed" in plain.stdout
     lines[3] = (
         lines[3].replace(b'"hp"', b'"HP"', 1) if b'"hp"' in lines[3] else lines[3][:-2] + b"0}"
     )
     tampered = tmp_path / "tampered.jsonl"
-    tampered.write_bytes(b"\n".join(lines) + b"\n")
+    tampered.write_bytes(b"\n".join([header, *lines]) + b"\n")
     result = fray("audit", "--file", str(tampered))
     assert result.returncode == 1 and "FAIL" in result.stdout and "version 4" in result.stdout
+
+
+def test_an_export_that_dropped_its_end_and_forged_a_die_does_not_pass(
+    redis_url, finished, tmp_path
+):
+    """Issue 22's reproduction through the CLI: drop the end (so the seed is not revealed)
+    and forge a server die, re-hashing the chain. It passed; it is now incomplete (3), and
+    fails (1) once the auditor brings the seed."""
+    export = tmp_path / "fight.jsonl"
+    fray("export", finished, "-o", str(export), redis_url=redis_url)
+    envelopes = [json.loads(line) for line in export.read_bytes().splitlines()[1:]]
+    ending = next(e for e in envelopes if (e["command"] or {}).get("type") == "end-encounter")
+    kept = envelopes[: ending["version"] - 1]
+    rolled = next(e for e in kept if e["type"] == "dice-rolled")
+    rolled["rolls"][0]["value"] = 20 if rolled["rolls"][0]["value"] != 20 else 19
+    previous = "0" * 64
+    for envelope in kept:
+        envelope["prev_hash"] = previous
+        envelope["hash"] = envelope_hash(envelope)
+        previous = envelope["hash"]
+    forged = tmp_path / "forged.jsonl"
+    forged.write_bytes(b"\n".join(canonical_bytes(e) for e in kept) + b"\n")
+
+    unseeded = fray("audit", "--file", str(forged))
+    assert unseeded.returncode == 3, unseeded.stdout
+    assert "seed: not revealed (no encounter-ended) and not given" in unseeded.stdout
+    seed = fray("export", finished, redis_url=redis_url)  # the true seed, from the real end
+    revealed = next(json.loads(line) for line in seed.stdout.splitlines()[1:]
+                    if json.loads(line)["type"] == "encounter-ended")["data"]["seed"]  # fmt: skip
+    seeded = fray("audit", "--file", str(forged), "--seed", revealed)
+    assert seeded.returncode == 1 and "FAIL  draws: version" in seeded.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["no-such-encounter"], "there is no encounter 'no-such-encounter'"),
+        (["--file", "/nonexistent/x.jsonl"], "cannot read /nonexistent/x.jsonl"),
+        (["--file", "/dev/null", "--seed", "zz"], "--seed: not hex"),
+        ([], "give an encounter id"),
+        (["x", "--url", "http://127.0.0.1:9"], "--url needs an auditor token"),
+    ],
+)
+def test_an_audit_that_cannot_start_exits_2_and_says_why(redis_url, args, words):
+    result = fray("audit", *args, redis_url=redis_url)
+    assert result.returncode == 2 and words in result.stderr, result.stderr
 
 
 def test_export_of_an_unknown_encounter_fails_clearly(redis_url):
@@ -85,7 +149,7 @@ def test_export_of_an_unknown_encounter_fails_clearly(redis_url):
 def test_demo_plays_narrates_and_audits(redis_url):
     result = fray("demo", redis_url=redis_url)
     assert result.returncode == 0, result.stderr
-    assert "It is Bramli's turn." in result.stdout and "audit: draws" in result.stdout
+    assert "It is Bramli's turn." in result.stdout and "  ok    draws: " in result.stdout
 
 
 def test_dev_starts_an_embedded_redis_when_none_answers_and_serves_healthz(tmp_path):

@@ -53,7 +53,7 @@ def test_an_installed_wheel_plays_every_demo(tmp_path, redis_url):
         for name, process in running.items():
             out, err = process.communicate(timeout=120)
             assert process.returncode == 0, f"fray demo {name}: {out}{err}"
-            assert "audit: decide re-run" in out and "audit FAILED" not in out, out
+            assert "  ok    rerun: " in out and "audit FAILED" not in out, out
     finally:
         for process in running.values():
             process.kill()
