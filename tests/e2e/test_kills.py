@@ -319,8 +319,14 @@ async def test_nothing_acknowledged_is_lost_or_doubled_through_kills(tmp_path: P
 
 
 async def until_closed(redis_url: str, encounter_id: str, count: int) -> None:
-    """Until `count` reaction windows of the encounter have closed; Redis may be down."""
+    """Until `count` reaction windows of the encounter have closed; Redis may be down. A
+    window still open after SETTLE seconds (kills go on meanwhile) fails at once, naming it,
+    rather than when the whole run is over."""
+    deadline = time.monotonic() + SETTLE
     while True:
+        assert time.monotonic() < deadline, (
+            f"reaction window {count} of {encounter_id} still open after {SETTLE} s"
+        )
         with suppress(redis.RedisError):
             closed = [
                 e for e in stream(redis_url, encounter_id) if e["type"] == "reaction-window-closed"
