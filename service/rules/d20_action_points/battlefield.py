@@ -12,12 +12,12 @@ from service.domain.messages import Event
 from service.domain.table import Combatant
 from service.rules.d20_action_points import attacks
 from service.rules.d20_action_points.attacks import Circumstance, Reach
+from service.rules.d20_action_points.before_combat import MARCHING
 from service.rules.d20_action_points.combatants import CELL_FEET, feet_between, stats_of
 from service.rules.d20_action_points.commands import SetEnvironment
 from service.rules.d20_action_points.events import EnvironmentSet
 from service.rules.d20_action_points.state import D20State, Weapon
 
-MARCHING = "d20-action-points Marching Order"
 # Charge!: "attack with a +2 but suffer a -2 to their Armor Class in the following round".
 CHARGE_BONUS = 2
 CHARGE_AC = -2
