@@ -209,12 +209,11 @@ def rerun(
         report.add(
             "rerun",
             "incomplete",
-            f"{done} commands reproduce their events; {skipped} that drew server dice await "
-            "the seed",
+            f"{reproduce(done)}; {skipped} that drew server dice await the seed",
             done,
         )
     else:
-        report.passed("rerun", f"{done} commands reproduce their events", done)
+        report.passed("rerun", reproduce(done), done)
 
 
 def _reproduce(
@@ -249,3 +248,9 @@ def _reproduce(
     if [e.to_dict() for e in produced] != [e.to_dict() for e in group]:
         return "re-running the stored command does not reproduce the stored events"
     return None
+
+
+def reproduce(count: int) -> str:
+    if count == 1:
+        return "1 command reproduces its events"
+    return f"{count} commands reproduce their events"
