@@ -23,7 +23,7 @@ from service.domain.errors import FrayError
 from service.domain.fold import advance
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import parse_iso
-from service.rules.registry import ruleset_named
+from service.rules.registry import ruleset_at
 
 
 @dataclass
@@ -70,7 +70,7 @@ def audit(envelopes: list[Envelope], seed: bytes | None = None) -> AuditReport:
         return report.fail("version 1 is not encounter-created")
     created = EncounterCreated.model_validate(first.data)
     try:
-        ruleset = ruleset_named(created.ruleset)
+        ruleset = ruleset_at(created.ruleset, created.ruleset_version)
     except FrayError as error:
         return report.fail(str(error))
     seed = seed if seed is not None else _revealed_seed(envelopes)
