@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from service.deciding import CommandRequest, Loaded, decide_envelopes
+from service.deciding import CommandRequest, Loaded, decide_envelopes, reproduced
 from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import Actor
@@ -210,8 +210,6 @@ def _reproduce(
         )
     except FrayError as error:
         return f"re-running the command was rejected ({error.code}: {error.message})"
-    stored = [e.to_dict() for e in group]
-    fresh = [e.to_dict() for e in produced]
-    if fresh != stored:
+    if not reproduced(ruleset, group, produced):
         return "re-running the stored command does not reproduce the stored events"
     return None
