@@ -20,6 +20,7 @@ from service.rules.registry import RULESETS, ruleset_at
 from service.store.events import StoredEvent
 from service.store.memory import MemoryStore
 from tests.fixtures.streams.golden import (
+    OLDER,
     RECORDINGS,
     Recording,
     fixture_files,
@@ -115,3 +116,20 @@ def test_every_ruleset_has_a_demo_and_a_server_dice_golden_stream() -> None:
     names = {r.name for r in RECORDINGS}
     for ruleset in RULESETS:
         assert {f"{ruleset}-demo", f"{ruleset}-server-dice"} <= names
+
+
+def test_upcasters_are_exercised_by_an_older_golden_stream() -> None:
+    assert sorted(OLDER.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", sorted(OLDER.glob("*.jsonl")), ids=lambda p: p.name)
+def test_an_older_golden_stream_is_older_than_todays_code(path: Path) -> None:
+    """What makes it worth keeping: an event of an older schema, which its folding and its
+    audit above read through an upcaster, or an older ruleset version, kept registered."""
+    envelopes = read_export(path)
+    first = created(envelopes)
+    ruleset = ruleset_at(first.ruleset, first.ruleset_version)
+
+    older = [e for e in envelopes if e.schema < ruleset.event_schemas.get(e.type, 1)]
+
+    assert older or ruleset is not RULESETS[first.ruleset]
