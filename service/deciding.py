@@ -24,6 +24,7 @@ from service.domain.limits import MAX_NUMBER
 from service.domain.messages import Command, Event
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import iso, parse_iso
+from service.domain.upcasting import UnreadableEvent
 from service.store.events import Deadline, StoredEvent
 
 Number = Annotated[int, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
@@ -116,6 +117,39 @@ def decide_envelopes(
         envelopes.append(envelope)
         prev = envelope.hash
     return events, envelopes
+
+
+def reproduced(ruleset: RulesetBase[Any], stored: list[Envelope], fresh: list[Envelope]) -> bool:
+    """Whether re-deciding a stored command (`fresh`) reproduced its stored events.
+
+    Exactly, envelope for envelope, when they were stored at the event schemas today's code
+    writes. A stored event of an older schema is compared as today's code reads it: upcast,
+    its data must equal the fresh event's, and everything else the envelope records (version,
+    type, time, command, actor, dice) must be equal. Their hashes then differ by the shape
+    alone; the chain check has vouched for the stored ones. A new shape of an event is not a
+    new decision, so it needs no new ruleset version (docs/architecture.md)."""
+    if [e.to_dict() for e in stored] == [e.to_dict() for e in fresh]:
+        return True
+    if len(stored) != len(fresh) or all(
+        s.schema == f.schema for s, f in zip(stored, fresh, strict=True)
+    ):
+        return False
+    return all(_same_event(ruleset, s, f) for s, f in zip(stored, fresh, strict=True))
+
+
+def _same_event(ruleset: RulesetBase[Any], stored: Envelope, fresh: Envelope) -> bool:
+    data = stored.data
+    if stored.schema < fresh.schema and stored.type == fresh.type:
+        try:
+            _, _, data = ruleset.event_data(ruleset.event_from(stored.type, stored.schema, data))
+        except UnreadableEvent:
+            return False
+    unshaped = {"schema", "data", "hash", "prev_hash"}
+    return data == fresh.data and all(
+        stored.to_dict()[key] == value
+        for key, value in fresh.to_dict().items()
+        if key not in unshaped
+    )
 
 
 def refused_as_faulty(

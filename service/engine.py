@@ -51,8 +51,9 @@ from service.domain.ids import check_id, stream_id
 from service.domain.limits import MAX_NUMBER
 from service.domain.messages import Command
 from service.domain.recording import Unrecordable, check_recordable
+from service.domain.ruleset import RulesetBase
 from service.domain.timefmt import iso, to_millis
-from service.rules.registry import RULESETS, ruleset_named
+from service.rules.registry import RULESETS, ruleset_at, ruleset_named
 from service.store.checks import check_encounter_id
 from service.store.errors import (
     CommandIdReused,
@@ -170,7 +171,12 @@ class Engine:
         first = stored_of(envelope)
         check_recordable(ruleset, [created], [envelope.to_dict()], [first.body])
         try:
-            await self.store.create(stored_as, first, seed, {"ruleset": ruleset.name})
+            await self.store.create(
+                stored_as,
+                first,
+                seed,
+                {"ruleset": ruleset.name, "ruleset_version": ruleset.version},
+            )
         except EncounterExists as error:
             raise Conflict(
                 f"an encounter with id '{encounter_id}' already exists", code="encounter/exists"
@@ -204,12 +210,11 @@ class Engine:
         stream = envelopes_of(await self.store.read(encounter_id, up_to=version))
         if not stream:
             raise unknown(encounter_id)
-        ruleset = ruleset_named(str(stream[0].data["ruleset"]))
+        ruleset = _recorded_with(stream[0])
         return Loaded(ruleset, replay(ruleset, stream), stream[-1].version, stream[-1].hash)
 
     async def _load_from_snapshot(self, encounter_id: str) -> Loaded:
-        meta = await self.store.meta(encounter_id) or {}
-        ruleset = ruleset_named(meta.get("ruleset", ""))
+        ruleset = await self._ruleset_of(encounter_id)
         snapshot = await self.store.load_snapshot(encounter_id)
         if snapshot is not None:
             version, payload = snapshot
@@ -225,6 +230,18 @@ class Engine:
                     return _advance(base, tail)
         stream = envelopes_of(await self.store.read(encounter_id))
         return Loaded(ruleset, replay(ruleset, stream), stream[-1].version, stream[-1].hash)
+
+    async def _ruleset_of(self, encounter_id: str) -> RulesetBase[Any]:
+        """The ruleset version the encounter was created with: it folds and decides the
+        stream, so a stream recorded before an upgrade is decided by the code it was recorded
+        with. The meta names it; for an encounter created before the meta did, version 1."""
+        meta = await self.store.meta(encounter_id) or {}
+        if "ruleset" in meta and "ruleset_version" in meta:
+            return ruleset_at(meta["ruleset"], meta["ruleset_version"])
+        first = envelopes_of(await self.store.read(encounter_id, up_to=1))
+        if not first:
+            raise unknown(encounter_id)
+        return _recorded_with(first[0])
 
     def _remember(self, encounter_id: str, loaded: Loaded) -> Loaded:
         _keep(self._cache, encounter_id, loaded, self.cache_size)
@@ -455,6 +472,12 @@ def _keep(cache: OrderedDict[str, V], key: str, value: V, size: int) -> None:
 def _backoff(attempt: int) -> float:
     """Full jitter, capped: concurrent writers to one encounter spread out instead of colliding."""
     return random.uniform(0, min(BACKOFF_CAP, 0.001 * 2**attempt))
+
+
+def _recorded_with(first: Envelope) -> RulesetBase[Any]:
+    """The ruleset version named by a stream's version 1."""
+    created = EncounterCreated.model_validate(first.data)
+    return ruleset_at(created.ruleset, created.ruleset_version)
 
 
 def _advance(base: Loaded, tail: list[Envelope]) -> Loaded:

@@ -87,6 +87,15 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         ("encounter/busy",),
         "The encounter kept changing under the command (many writers at once); send it again.",
     ),
+    ErrorKind(
+        409,
+        ("encounter/ruleset-unavailable",),
+        "The encounter was recorded with a ruleset version this Fray no longer runs "
+        "(`details` has `ruleset`, `version` and the `available` versions), and deciding or "
+        "folding it with other code could give other results; nothing was appended. The "
+        "stream is intact: `fray export` still exports it, and it runs again on a Fray that "
+        "registers that version.",
+    ),
     ErrorKind(413, ("request/too-large",), "The body is over `FRAY_MAX_BODY` (64 KiB)."),
     ErrorKind(
         422,

@@ -13,7 +13,7 @@ from service.api.models import CreateEncounter, MintToken
 from service.api.responses import JSONResponse
 from service.app.views import encounter_view
 from service.domain.canonical import sha256_hex
-from service.rules.registry import RULESETS
+from service.rules.registry import RULESETS, versions_of
 
 EXPORT_PAGE = 500
 
@@ -23,6 +23,7 @@ async def list_rulesets(request: Request) -> JSONResponse:
         {
             "name": r.name,
             "version": r.version,
+            "versions": versions_of(r.name),
             "title": r.title,
             "commands": r.command_types(),
             "options_schema": r.options_model.model_json_schema(),

@@ -104,6 +104,15 @@ def _not_found() -> Reply:
     return Reply(404, "No such encounter (or no such path).", Error, codes=("encounter/not-found",))
 
 
+def _ruleset_unavailable() -> Reply:
+    return Reply(
+        409,
+        "The encounter was recorded with a ruleset version this Fray does not run.",
+        Error,
+        codes=("encounter/ruleset-unavailable",),
+    )
+
+
 def _too_large() -> Reply:
     return Reply(
         413, "The body is over the limit (`FRAY_MAX_BODY`).", Error, codes=("request/too-large",)
@@ -212,6 +221,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _unauthorized(),
             _forbidden(FORBIDDEN_ENCOUNTER),
             _not_found(),
+            _ruleset_unavailable(),
         ),
         params=(
             ENCOUNTER_PARAM,
@@ -244,9 +254,15 @@ OPERATIONS: tuple[Operation, ...] = (
             Reply(
                 409,
                 "A stale `expected_version` (details: expected, actual), a reused command id, "
-                "or an encounter that kept changing.",
+                "an encounter that kept changing, or one recorded with a ruleset version this "
+                "Fray does not run.",
                 Error,
-                codes=("encounter/version-conflict", "command/id-reused", "encounter/busy"),
+                codes=(
+                    "encounter/version-conflict",
+                    "command/id-reused",
+                    "encounter/busy",
+                    "encounter/ruleset-unavailable",
+                ),
             ),
             _too_large(),
             Reply(422, "The rules forbid the command; `rule` cites the section.", Error),
@@ -316,6 +332,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _unauthorized(),
             _forbidden(FORBIDDEN_ENCOUNTER),
             _not_found(),
+            _ruleset_unavailable(),
         ),
         params=(
             ENCOUNTER_PARAM,
@@ -348,6 +365,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _unauthorized(),
             _forbidden(FORBIDDEN_ENCOUNTER),
             _not_found(),
+            _ruleset_unavailable(),
         ),
         params=(ENCOUNTER_PARAM,),
     ),
@@ -363,6 +381,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _unauthorized(),
             _forbidden("Not the GM: another role, or another encounter's credential."),
             _not_found(),
+            _ruleset_unavailable(),
             _too_large(),
         ),
         params=(ENCOUNTER_PARAM,),
@@ -379,6 +398,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _unauthorized(),
             _forbidden("Not yet: the encounter has not ended. Or another encounter's credential."),
             _not_found(),
+            _ruleset_unavailable(),
         ),
         params=(ENCOUNTER_PARAM,),
     ),
@@ -398,6 +418,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _unauthorized(),
             _forbidden(FORBIDDEN_ENCOUNTER),
             _not_found(),
+            _ruleset_unavailable(),
         ),
         params=(ENCOUNTER_PARAM,),
     ),

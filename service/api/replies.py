@@ -27,7 +27,11 @@ class Error(BaseModel):
 
 class RulesetInfo(BaseModel):
     name: str
-    version: str
+    version: str = Field(description="The newest version: what new encounters are created with.")
+    versions: list[str] = Field(
+        description="Every version this Fray decides, oldest first: the newest, and earlier "
+        "ones kept for the encounters recorded with them."
+    )
     title: str
     commands: list[str] = Field(description="The command types this ruleset accepts.")
     options_schema: dict[str, Any] = Field(description="JSON Schema of the encounter options.")

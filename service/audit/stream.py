@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.audit.report import AuditReport
-from service.deciding import CommandRequest, Loaded, decide_envelopes
+from service.deciding import CommandRequest, Loaded, decide_envelopes, reproduced
 from service.domain.canonical import ZERO_HASH, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import Actor
@@ -22,7 +22,7 @@ from service.domain.fold import advance
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import parse_iso
 from service.domain.upcasting import UnreadableEvent
-from service.rules.registry import ruleset_named
+from service.rules.registry import ruleset_at
 
 # What a malformed (but re-hashed) event raises when read as the algorithm reads it.
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -71,10 +71,8 @@ def created(envelopes: list[Envelope], report: AuditReport) -> Recorded | None:
     report.ruleset, report.ruleset_version = recorded.ruleset, recorded.ruleset_version
     name = f"ruleset {recorded.ruleset} {recorded.ruleset_version}"
     try:
-        ruleset: RulesetBase[Any] | None = ruleset_named(recorded.ruleset)
-    except FrayError:
-        ruleset = None
-    if ruleset is not None and ruleset.version != recorded.ruleset_version:
+        ruleset: RulesetBase[Any] | None = ruleset_at(recorded.ruleset, recorded.ruleset_version)
+    except FrayError:  # not registered here: the re-run says so and is incomplete
         ruleset = None
     detail = f"encounter {recorded.encounter_id}, {name}"
     if ruleset is None:
@@ -245,7 +243,7 @@ def _reproduce(
         )
     except FrayError as error:
         return f"re-running the command was rejected ({error.code}: {error.message})"
-    if [e.to_dict() for e in produced] != [e.to_dict() for e in group]:
+    if not reproduced(ruleset, group, produced):
         return "re-running the stored command does not reproduce the stored events"
     return None
 

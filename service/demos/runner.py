@@ -123,7 +123,13 @@ async def _play(engine: Engine, encounter_id: str, number: int, step: Step) -> l
         if written is None:
             return []
         command = written
-    request = CommandRequest(command=command, dice=None if step.dice is None else list(step.dice))
+    # The step's number names the command: a demo played twice with one seed and one
+    # clock records the same stream (tests/fixtures/streams records the demos so).
+    request = CommandRequest(
+        command=command,
+        command_id=f"step-{number}",
+        dice=None if step.dice is None else list(step.dice),
+    )
     try:
         outcome = await engine.execute(encounter_id, request, actor_for(step.actor))
     except FrayError as error:

@@ -1,4 +1,12 @@
-"""The rulesets Fray runs: one literal dict."""
+"""The rulesets Fray runs: one literal dict of the newest versions, and the earlier versions
+still decided for the streams recorded with them.
+
+A stream records its ruleset's name and version in version 1 (`encounter-created`). New
+encounters are created with the newest version (`ruleset_named`); a stored encounter is
+folded and decided, live and by the auditor, with the version it was created with
+(`ruleset_at`), so a stream recorded before an upgrade keeps being decided by the code it
+was recorded with. docs/architecture.md, "Bumping a ruleset version", says when and how.
+"""
 
 from __future__ import annotations
 
@@ -23,9 +31,28 @@ RULESETS: dict[str, RulesetBase[Any]] = {
     hex_tactical.RULESET.name: hex_tactical.RULESET,
     combat_ii.RULESET.name: combat_ii.RULESET,
 }
+"""The newest version of each ruleset: what new encounters are created with."""
+
+EARLIER: tuple[RulesetBase[Any], ...] = ()
+"""Earlier versions kept registered, each the ruleset as it decided before a bump (an
+instance of a class beside the ruleset that keeps the old decision), so streams recorded
+with them still fold, decide and audit the same way. None yet: no ruleset has changed what
+it decides since streams were first recorded (tests/fixtures/streams/ holds the proof)."""
+
+VERSIONS: dict[tuple[str, str], RulesetBase[Any]] = {
+    (r.name, r.version): r for r in (*EARLIER, *RULESETS.values())
+}
+
+
+class RulesetUnavailable(FrayError):
+    """A stored encounter's ruleset version that this Fray does not run: the stream is
+    intact, but deciding it with other code could decide it differently."""
+
+    code = "encounter/ruleset-unavailable"
 
 
 def ruleset_named(name: str) -> RulesetBase[Any]:
+    """The newest version of the ruleset `name`: what a new encounter is created with."""
     found = RULESETS.get(name)
     if found is None:
         valid = ", ".join(sorted(RULESETS))
@@ -35,3 +62,28 @@ def ruleset_named(name: str) -> RulesetBase[Any]:
             details={"valid": sorted(RULESETS)},
         )
     return found
+
+
+def ruleset_at(name: str, version: str) -> RulesetBase[Any]:
+    """The ruleset `name` as it was at `version`: what a stream recorded with that version
+    is folded and decided with."""
+    found = VERSIONS.get((name, version))
+    if found is None:
+        available = versions_of(name)
+        raise RulesetUnavailable(
+            f"ruleset {name} {version} is not available"
+            + (f"; this Fray runs {name} {', '.join(available)}" if available else ""),
+            details={"ruleset": name, "version": version, "available": available},
+        )
+    return found
+
+
+def versions_of(name: str) -> list[str]:
+    """The registered versions of the ruleset `name`, oldest first (the last is the newest);
+    none for a ruleset Fray does not run."""
+    return sorted((v for n, v in VERSIONS if n == name), key=version_key)
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`"1.10.0"` after `"1.9.2"`: versions compare by their numbers."""
+    return tuple(int(part) for part in version.split("."))

@@ -214,12 +214,13 @@ async def test_a_repeated_document_is_validated_once(gql):
     assert after.hits == before.hits + 1 and after.misses == before.misses
 
 
-async def test_rulesets_lists_commands_and_option_schemas(gql):
-    query = "{ rulesets { name version commands commandInput optionsSchema } }"
+async def test_rulesets_lists_commands_option_schemas_and_versions(gql):
+    query = "{ rulesets { name version versions commands commandInput optionsSchema } }"
 
     rulesets = {r["name"]: r for r in (await gql.data(query))["rulesets"]}
 
     assert set(rulesets) == set(RULESETS)
+    assert rulesets["freeform"]["versions"] == [RULESETS["freeform"].version]
     assert rulesets["delvers-deep"]["commandInput"] == "delversDeep"
     assert "attack" in rulesets["delvers-deep"]["commands"]
     assert rulesets["freeform"]["optionsSchema"]["type"] == "object"

@@ -100,10 +100,11 @@ async def test_everyone_may_read_the_seed_after_the_end(api: Api, encounter_id: 
     assert len(response.json()["seed"]) == 64
 
 
-async def test_the_rulesets_list_commands_and_schemas(api: Api) -> None:
+async def test_the_rulesets_list_commands_schemas_and_versions(api: Api) -> None:
     response = await api.client.get("/v1/rulesets")
     assert response.status_code == 200
     freeform = next(r for r in response.json()["rulesets"] if r["name"] == "freeform")
     assert "end-turn" in freeform["commands"] and "roll" in freeform["commands"]
+    assert freeform["versions"] == [freeform["version"]]
     assert "initiative_die" in freeform["options_schema"]["properties"]
     assert freeform["stats_schema"]["type"] == "object"

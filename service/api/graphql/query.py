@@ -10,7 +10,7 @@ from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.pydantic_types import graphql_name
 from service.api.graphql.types import Encounter, Ruleset, encounter_of
 from service.domain.errors import FrayError
-from service.rules.registry import RULESETS
+from service.rules.registry import RULESETS, versions_of
 
 
 def _rulesets() -> list[Ruleset]:
@@ -18,6 +18,7 @@ def _rulesets() -> list[Ruleset]:
         Ruleset(
             name=r.name,
             version=r.version,
+            versions=versions_of(r.name),
             title=r.title,
             commands=r.command_types(),
             command_input=graphql_name(r.name),

@@ -32,7 +32,13 @@ MAX_PAGE = 1000
 @strawberry.type(description="A ruleset Fray runs, and what its encounters accept.")
 class Ruleset:
     name: str
-    version: str
+    version: str = strawberry.field(
+        description="The newest version: what new encounters are created with."
+    )
+    versions: list[str] = strawberry.field(
+        description="Every version this Fray decides, oldest first: the newest, and earlier "
+        "ones kept for the encounters recorded with them."
+    )
     title: str
     commands: list[str] = strawberry.field(description="The command types it accepts.")
     command_input: str = strawberry.field(

@@ -19,7 +19,7 @@ from service.domain.table import Pool
 from service.domain.views import ActionOption
 from service.rules.fifty_two import decide, views
 from service.rules.fifty_two.commands import COMMANDS
-from service.rules.fifty_two.events import EVENTS
+from service.rules.fifty_two.events import EVENT_SCHEMAS, EVENTS, UPCASTERS
 from service.rules.fifty_two.evolve import evolve_own
 from service.rules.fifty_two.state import FiftyTwoOptions, FiftyTwoState, FiftyTwoStats
 
@@ -33,6 +33,8 @@ class FiftyTwo(RulesetBase[FiftyTwoState]):
     stats_model = FiftyTwoStats
     commands = COMMANDS
     events = EVENTS
+    event_schemas = EVENT_SCHEMAS
+    upcasters = UPCASTERS
     seed_sealed = True
 
     def decide(self, state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[Event]:

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from service.domain.hidden import Hidden
 from service.domain.messages import Event
+from service.domain.upcasting import Upcaster
 from service.rules.fifty_two.cards import Card
 from service.rules.fifty_two.sides import DAMAGE_ROLL
 
@@ -37,14 +38,28 @@ class RolledOff(Event):
 
 
 class TieBroken(Event):
+    """fifty-two §2.1: two combatants tied at `tied_at` parted by tie-breaker `decided_by`
+    (1-9, named `tie_breaker`); `moved` takes `to`.
+
+    Schema 2. Schema 1 named the tied number `at`, which in an export sat beside the
+    envelope's own `at` (the time of recording) and read as a second timestamp."""
+
     type: Literal["tie-broken"] = "tie-broken"
-    at: int
+    tied_at: int = Field(description="The initiative number the two were tied at.")
     winner: str
     loser: str
     decided_by: int
     tie_breaker: str
     moved: str
     to: int
+
+
+def tie_broken_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 to 2: `at` is `tied_at`. Data without it is left for the model to refuse."""
+    if "at" not in data:
+        return data
+    rest = {key: value for key, value in data.items() if key != "at"}
+    return {"tied_at": data["at"], **rest}
 
 
 class InitiativeSet(Event):
@@ -366,3 +381,6 @@ FiftyTwoEvent = (
     | TurnEnded
 )
 EVENTS = FiftyTwoEvent.__args__
+
+EVENT_SCHEMAS: dict[str, int] = {"tie-broken": 2}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {("tie-broken", 1): tie_broken_1_to_2}

@@ -102,7 +102,7 @@ def chart(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     events: list[Event] = [
         ctx.emit(
             TieBroken(
-                at=s.at,
+                tied_at=s.at,
                 winner=s.winner,
                 loser=s.loser,
                 decided_by=s.decided_by,

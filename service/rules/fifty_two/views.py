@@ -313,8 +313,8 @@ NARRATION: dict[str, Callable[[dict[str, Any], Names], str]] = {
     ),
     "rolled-off": lambda d, n: f"{n(d['combatant_id'])} rolled {d['roll']} in a roll-off.",
     "tie-broken": lambda d, n: (
-        f"Tie at {d['at']}: {n(d['winner'])} goes before {n(d['loser'])} ({d['tie_breaker']}); "
-        f"{n(d['moved'])} takes {d['to']}."
+        f"Tie at {d['tied_at']}: {n(d['winner'])} goes before {n(d['loser'])} "
+        f"({d['tie_breaker']}); {n(d['moved'])} takes {d['to']}."
     ),
     "initiative-set": lambda d, n: (
         "Initiative: " + ", ".join(f"{n(c)} {v}" for c, v in d["chart"]) + "."

@@ -78,16 +78,16 @@ def test_the_seeds_nine_combatant_initiative_list_through_start_encounter():
     ]
     assert only(started, "tie-broken") == [
         # "Initiative 13: Eckhart has the benefit of surprise ... Alan's initiative drops to 12."
-        {"at": 13, "winner": "eckhart", "loser": "alan", "decided_by": 2,
+        {"tied_at": 13, "winner": "eckhart", "loser": "alan", "decided_by": 2,
          "tie_breaker": "surprise", "moved": "alan", "to": 12},
         # "Initiative 11: Esther rolled a 7, Emberry rolled a 5 ... Initiative 10."
-        {"at": 11, "winner": "esther", "loser": "emberry", "decided_by": 3,
+        {"tied_at": 11, "winner": "esther", "loser": "emberry", "decided_by": 3,
          "tie_breaker": "highest die roll", "moved": "emberry", "to": 10},
         # "Initiative 9: Artichoke rolled an 8, Alice only managed a 4 ... Alice drops to 8."
-        {"at": 9, "winner": "artichoke", "loser": "alice", "decided_by": 3,
+        {"tied_at": 9, "winner": "artichoke", "loser": "alice", "decided_by": 3,
          "tie_breaker": "highest die roll", "moved": "alice", "to": 8},
         # "Initiative 8: Because Alice had an initial total of 9 ... Able drops to 7."
-        {"at": 8, "winner": "alice", "loser": "able", "decided_by": 1,
+        {"tied_at": 8, "winner": "alice", "loser": "able", "decided_by": 1,
          "tie_breaker": "highest initial total", "moved": "able", "to": 7},
     ]  # fmt: skip
     assert only(started, "initiative-set") == [{"chart": SEED_CHART, "reason": "rolled"}]
@@ -106,8 +106,8 @@ def test_combatants_equal_on_every_tie_breaker_roll_off():
         {"combatant_id": "ann", "roll": 2},
         {"combatant_id": "bob", "roll": 5},
     ]
-    assert only(started, "tie-broken")[0] | {"at": 0} == {
-        "at": 0, "winner": "bob", "loser": "ann", "decided_by": 9, "tie_breaker": "roll-off",
+    assert only(started, "tie-broken")[0] | {"tied_at": 0} == {
+        "tied_at": 0, "winner": "bob", "loser": "ann", "decided_by": 9, "tie_breaker": "roll-off",
         "moved": "bob", "to": 8,
     }  # fmt: skip
     assert state_of(table).chart == (("bob", 8), ("ann", 7))
