@@ -30,15 +30,19 @@ def listing(key: Ed25519PrivateKey, kid: str = "k1") -> dict[str, Any]:
     return {"keys": [{"kid": kid, "alg": "Ed25519", "public_key": b64(public)}]}
 
 
-def receipt(envelope: Envelope, key: Ed25519PrivateKey = KEY, kid: str = "k1") -> dict[str, Any]:
-    body = {"encounter_id": "test", "hash": envelope.hash, "version": envelope.version}
+def receipt(
+    envelope: Envelope, key: Ed25519PrivateKey = KEY, kid: str = "k1", encounter: str = "test"
+) -> dict[str, Any]:
+    body = {"encounter_id": encounter, "hash": envelope.hash, "version": envelope.version}
     signed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return {**body, "kid": kid, "sig": b64(key.sign(signed.encode()))}
 
 
-def export_of(envelopes: list[Envelope], head: dict[str, Any] | None, **keys: Any) -> Export:
-    header = {"fray_export": 1, "encounter_id": "test", "head": head,
-              **listing(keys.get("key", KEY))}  # fmt: skip
+def export_of(
+    envelopes: list[Envelope], head: dict[str, Any] | None, key: Ed25519PrivateKey = KEY
+) -> Export:
+    encounter = envelopes[0].data["encounter_id"]
+    header = {"fray_export": 1, "encounter_id": encounter, "head": head, **listing(key)}
     return Export(header=header, envelopes=envelopes, lines=len(envelopes))
 
 
