@@ -18,6 +18,7 @@ import redis.asyncio as aioredis
 
 from service.app.auth import Principal, system_principal
 from service.app.encounters import Encounters
+from service.app.receipts import SigningKeyError, new_key_entry, parse_signing_keys
 from service.config import Settings
 from service.demos import (
     combat_ii,
@@ -94,6 +95,13 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    signing_key = Settings.from_env().signing_key
+    try:
+        if signing_key is not None:
+            parse_signing_keys(signing_key)
+    except SigningKeyError as error:
+        print(f"fray serve: {error}", file=sys.stderr)
+        return 2
     print(f"fray serve: HTTP API on http://{args.host}:{args.port} (health: /healthz)")
     uvicorn.run(
         "service.api.server:create_app",
@@ -150,7 +158,43 @@ def _dev_credentials(port: int) -> None:
         print("fray dev: FRAY_TOKEN_SECRET was unset; generated one for this run")
 
 
+# Where `fray dev` keeps the key it signs receipts with, beside its embedded Redis's data,
+# so receipts a client kept still verify after a restart.
+DEV_SIGNING_KEY = Path(".fray") / "signing-key"
+
+
+def _dev_signing_key() -> None:
+    """FRAY_SIGNING_KEY when unset: the key kept in `.fray/signing-key`, made (mode 0600)
+    the first time. `SigningKeyError` if the kept one does not parse."""
+    if os.environ.get("FRAY_SIGNING_KEY"):
+        return
+    path = DEV_SIGNING_KEY
+    if path.exists():
+        entry = path.read_text().strip()
+        (key, *_) = parse_signing_keys(entry, source=str(path))
+        print(
+            f"fray dev: FRAY_SIGNING_KEY was unset; signing receipts with {key.kid!r} from {path}"
+        )
+    else:
+        entry = new_key_entry("dev")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(entry + "\n")
+        kid = entry.partition(":")[0]
+        print(
+            f"fray dev: FRAY_SIGNING_KEY was unset; generated signing key {kid!r} and kept it "
+            f"in {path} (mode 0600): receipts still verify after a restart"
+        )
+    os.environ["FRAY_SIGNING_KEY"] = entry
+
+
 def _dev(args: argparse.Namespace) -> int:
+    try:
+        _dev_signing_key()
+    except SigningKeyError as error:
+        print(f"fray dev: {error}", file=sys.stderr)
+        return 2
     settings = Settings.from_env()
     embedded: RedisServer | None = None
     if not answers(settings.redis_url):
