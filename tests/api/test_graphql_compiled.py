@@ -391,9 +391,7 @@ async def test_a_json_scalar_or_too_deep_a_body_is_refused_with_400(
 def test_a_result_the_schema_does_not_allow_names_its_path() -> None:
     plan = plan_for(FULL, None)
     assert plan is not None
-    broken = CommandAccepted(
-        command_id="c", version=None, duplicate=False, events=[], receipt=None
-    )  # type: ignore[arg-type]
+    broken = CommandAccepted(command_id="c", version=None, duplicate=False, events=[], receipt=None)  # type: ignore[arg-type]
 
     with pytest.raises(Exception) as raised:
         plan.complete(broken)
