@@ -87,8 +87,8 @@ class Receipt(BaseModel):
     version: int = Field(description="The event's version.")
     hash: str = Field(
         pattern="^[0-9a-f]{64}$",
-        description="The event's stored hash (for a viewer who sees the event redacted, the "
-        "hash of the event as stored, which an auditor with the stream can check).",
+        description="The hash of the event as stored: for a viewer who sees it redacted, not "
+        "the hash of its own copy (an auditor with the whole stream checks it).",
     )
     sig: str = Field(
         description="Ed25519 signature (base64url, no padding) over the canonical JSON of "
