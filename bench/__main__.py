@@ -1,8 +1,9 @@
 """`python -m bench [SUITE ...] [--quick] [--profile]`: run benchmarks, print one table.
 
 Suites: core (store appends, loads, the fold); api (REST and GraphQL commands against
-minimal baselines, SSE fan-out; needs wrk); workers (deadline lateness with `fray worker`
-processes). With no suite named, all of them run.
+minimal baselines, SSE fan-out; needs wrk); receipts (what signing receipts costs the REST
+command path; needs wrk); workers (deadline lateness with `fray worker` processes). With
+no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
 """
@@ -16,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core, workers
+from bench import api, core, receipts, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -34,11 +35,20 @@ def _api(args: argparse.Namespace) -> core.Outcome:
     return api.run(settings)
 
 
+def _receipts(args: argparse.Namespace) -> core.Outcome:
+    return receipts.run(receipts.Settings.quick() if args.quick else receipts.Settings())
+
+
 def _workers(args: argparse.Namespace) -> core.Outcome:
     return workers.run(workers.Settings.quick() if args.quick else workers.Settings())
 
 
-SUITES: dict[str, Suite] = {"core": _core, "api": _api, "workers": _workers}
+SUITES: dict[str, Suite] = {
+    "core": _core,
+    "api": _api,
+    "receipts": _receipts,
+    "workers": _workers,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """In-process A/B of one GraphQL (or REST) command: Fray's app against baselines (b) and (a), with
 ASGI calls built by hand (no HTTP server or client in the figures), commands one at a time
-on one event loop. What a change to the command path costs or saves, before wrk.
+on one event loop. What a change to the command path costs or saves, before wrk. Fray's
+commands are also timed with its `Encounters` given no signer: what receipts cost.
 
     python -m bench.inprocess            # CPU per command: Fray GraphQL, REST, (b), (a)
     python -m bench.inprocess --profile  # and a cProfile of Fray's GraphQL commands
@@ -142,6 +143,21 @@ async def _calls(fray: Starlette, base: Starlette, base_rest: Starlette) -> dict
         e = n % ENCOUNTERS
         return rest[e](orjson.dumps({"command": {"type": "add-note", "text": NOTE}}))
 
+    encounters = fray.state.encounters
+    signer = encounters.signer
+
+    def unsigned(call: Call) -> Call:
+        """`call` with the app's `Encounters` signing nothing: what receipts cost."""
+
+        async def without_receipts(n: int) -> tuple[int, bytes]:
+            encounters.signer = None
+            try:
+                return await call(n)
+            finally:
+                encounters.signer = signer
+
+        return without_receipts
+
     def base_gql(n: int) -> Awaitable[tuple[int, bytes]]:
         variables = {"encounterId": f"e{n % ENCOUNTERS}", "command": {"addNote": {"text": NOTE}}}
         return b(orjson.dumps({"query": BASE_SUBMIT, "variables": variables}))
@@ -152,7 +168,9 @@ async def _calls(fray: Starlette, base: Starlette, base_rest: Starlette) -> dict
     return {
         "fray graphql": fray_gql,
         "fray graphql, strawberry's view": fray_strawberry,
+        "fray graphql, no signer": unsigned(fray_gql),
         "fray rest": fray_rest,
+        "fray rest, no signer": unsigned(fray_rest),
         "(b)": base_gql,
         "(a)": base_rest_call,
     }

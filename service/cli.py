@@ -19,7 +19,8 @@ import redis.asyncio as aioredis
 from service import cli_audit
 from service.app.auth import Principal, system_principal
 from service.app.encounters import Encounters
-from service.audit import AuditReport, audit, audit_export, read_export
+from service.app.receipts import Signer, SigningKeyError, new_key_entry, parse_signing_keys
+from service.audit import AuditReport, audit, audit_export, keys_of, read_export
 from service.config import Settings
 from service.demos import (
     combat_ii,
@@ -95,6 +96,13 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    signing_key = Settings.from_env().signing_key
+    try:
+        if signing_key is not None:
+            parse_signing_keys(signing_key)
+    except SigningKeyError as error:
+        print(f"fray serve: {error}", file=sys.stderr)
+        return 2
     print(f"fray serve: HTTP API on http://{args.host}:{args.port} (health: /healthz)")
     uvicorn.run(
         "service.api.server:create_app",
@@ -151,7 +159,43 @@ def _dev_credentials(port: int) -> None:
         print("fray dev: FRAY_TOKEN_SECRET was unset; generated one for this run")
 
 
+# Where `fray dev` keeps the key it signs receipts with, beside its embedded Redis's data,
+# so receipts a client kept still verify after a restart.
+DEV_SIGNING_KEY = Path(".fray") / "signing-key"
+
+
+def _dev_signing_key() -> None:
+    """FRAY_SIGNING_KEY when unset: the key kept in `.fray/signing-key`, made (mode 0600)
+    the first time. `SigningKeyError` if the kept one does not parse."""
+    if os.environ.get("FRAY_SIGNING_KEY"):
+        return
+    path = DEV_SIGNING_KEY
+    if path.exists():
+        entry = path.read_text().strip()
+        (key, *_) = parse_signing_keys(entry, source=str(path))
+        print(
+            f"fray dev: FRAY_SIGNING_KEY was unset; signing receipts with {key.kid!r} from {path}"
+        )
+    else:
+        entry = new_key_entry("dev")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(entry + "\n")
+        kid = entry.partition(":")[0]
+        print(
+            f"fray dev: FRAY_SIGNING_KEY was unset; generated signing key {kid!r} and kept it "
+            f"in {path} (mode 0600): receipts still verify after a restart"
+        )
+    os.environ["FRAY_SIGNING_KEY"] = entry
+
+
 def _dev(args: argparse.Namespace) -> int:
+    try:
+        _dev_signing_key()
+    except SigningKeyError as error:
+        print(f"fray dev: {error}", file=sys.stderr)
+        return 2
     settings = Settings.from_env()
     embedded: RedisServer | None = None
     if not answers(settings.redis_url):
@@ -239,10 +283,25 @@ def _demo(args: argparse.Namespace) -> int:
             embedded.close()
 
 
+def _configured_signer() -> Signer | None:
+    """The signer of FRAY_SIGNING_KEY, for the CLI's exports and audits; None when it is
+    unset (an export's head is then unsigned). A bad value is `SigningKeyError`."""
+    setting = Settings.from_env().signing_key
+    return Signer(parse_signing_keys(setting)) if setting else None
+
+
 def _export(args: argparse.Namespace) -> int:
+    try:
+        signer = _configured_signer()
+    except SigningKeyError as error:
+        print(f"fray export: {error}", file=sys.stderr)
+        return 2
+
     async def export(engine: Engine) -> int:
         try:
-            lines = await Encounters(engine).export(system_principal(args.encounter_id))
+            lines = await Encounters(engine, signer=signer).export(
+                system_principal(args.encounter_id)
+            )
         except NotFound:
             print(f"fray export: there is no encounter '{args.encounter_id}'", file=sys.stderr)
             return 1
@@ -260,6 +319,13 @@ def _export(args: argparse.Namespace) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     def from_store(encounter_id: str, seed: bytes | None, receipts: list[Any] | None) -> Any:
+        try:
+            signer = _configured_signer()
+        except SigningKeyError as error:
+            raise cli_audit.Unstarted(str(error)) from error
+        # Beside the store, this Fray's own keys are the trusted ones for receipts.
+        keys = keys_of({"keys": signer.public_keys()}) if signer is not None else None
+
         async def read(engine: Engine) -> AuditReport | None:
             encounters = Encounters(engine)
             principal = system_principal(encounter_id)
@@ -271,7 +337,7 @@ def _audit(args: argparse.Namespace) -> int:
             if export.problems:
                 return audit_export(export)
             known = seed or await _stored_seed(encounters, principal)
-            return audit(export.envelopes, known, receipts=receipts)
+            return audit(export.envelopes, known, receipts=receipts, keys=keys)
 
         report = _with_engine(read)
         if report is None:

@@ -16,6 +16,7 @@ class Settings:
     queue_redis_url: str
     api_keys: tuple[str, ...] = ()
     token_secret: str | None = None
+    signing_key: str | None = None  # FRAY_SIGNING_KEY, parsed by service.app.receipts
     max_body: int = DEFAULT_MAX_BODY
     rate_limit: int = DEFAULT_RATE_LIMIT
     sse_heartbeat: float = 15.0
@@ -29,6 +30,7 @@ class Settings:
             queue_redis_url=os.environ.get("FRAY_QUEUE_REDIS_URL", redis_url),
             api_keys=tuple(k.strip() for k in keys.split(",") if k.strip()),
             token_secret=os.environ.get("FRAY_TOKEN_SECRET") or None,
+            signing_key=os.environ.get("FRAY_SIGNING_KEY") or None,
             max_body=int(os.environ.get("FRAY_MAX_BODY", DEFAULT_MAX_BODY)),
             rate_limit=int(os.environ.get("FRAY_RATE_LIMIT", DEFAULT_RATE_LIMIT)),
         )

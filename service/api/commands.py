@@ -24,6 +24,7 @@ async def post_command(request: Request) -> JSONResponse:
             "version": submitted.version,
             "duplicate": submitted.duplicate,
             "events": submitted.events,
+            "receipt": submitted.receipt,
         },
         status_code=200 if submitted.duplicate else 201,
     )

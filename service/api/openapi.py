@@ -162,6 +162,7 @@ def _document() -> str:
             {"name": "encounters"},
             {"name": "commands"},
             {"name": "events"},
+            {"name": "receipts"},
             {"name": "tokens"},
             {"name": "operations"},
         ],

@@ -20,8 +20,10 @@ from service.api.replies import (
     Error,
     EventPage,
     Health,
+    Keys,
     LegalActions,
     Readiness,
+    Receipt,
     Rulesets,
     Seed,
     TokenMinted,
@@ -123,7 +125,8 @@ def _too_large() -> Reply:
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
     "description": "One event: `id` is its version (send it back as Last-Event-ID), `event` "
-    "its type, `data` its envelope as JSON.",
+    "its type, `data` its envelope as JSON with the event's `receipt` beside the envelope's "
+    "keys.",
     "required": ["id", "event", "data"],
     "properties": {
         "id": {"type": "string", "pattern": "^[0-9]+$"},
@@ -131,7 +134,16 @@ SSE_EVENT: dict[str, Any] = {
         "data": {
             "type": "string",
             "contentMediaType": JSON,
-            "contentSchema": {"$ref": REF.format(model="Event")},
+            "contentSchema": {
+                "allOf": [
+                    {"$ref": REF.format(model="Event")},
+                    {
+                        "type": "object",
+                        "required": ["receipt"],
+                        "properties": {"receipt": {"$ref": REF.format(model="Receipt")}},
+                    },
+                ]
+            },
         },
     },
 }
@@ -174,6 +186,23 @@ OPERATIONS: tuple[Operation, ...] = (
         "The rulesets: their command types and the JSON Schemas of options and stat blocks.",
         "encounters",
         (Reply(200, "Every ruleset.", Rulesets),),
+        security=(),
+    ),
+    Operation(
+        "get",
+        "/v1/keys",
+        "listKeys",
+        "The public keys that receipts verify with: the signing key first, then keys "
+        "rotated out (their receipts still verify).",
+        "receipts",
+        (
+            Reply(
+                200,
+                "Every key.",
+                Keys,
+                headers={"Cache-Control": "`public, max-age=300`: keys change only on a restart."},
+            ),
+        ),
         security=(),
     ),
     Operation(
@@ -482,6 +511,8 @@ RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     EventPage,
     CommandAccepted,
     CommandPreview,
+    Receipt,
+    Keys,
     Health,
     Readiness,
 )

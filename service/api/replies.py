@@ -82,11 +82,45 @@ class EventPage(BaseModel):
     has_more: bool
 
 
+class Receipt(BaseModel):
+    """A signed statement that the encounter's stream held the event with `hash` at
+    `version`: keep the last one, and any later rewrite of the history before it shows."""
+
+    kid: str = Field(description="The key that signed it: one of `GET /v1/keys`.")
+    encounter_id: str = Field(description="The encounter, by the id its clients use.")
+    version: int = Field(description="The event's version.")
+    hash: str = Field(
+        pattern="^[0-9a-f]{64}$",
+        description="The hash of the event as stored: for a viewer who sees it redacted, not "
+        "the hash of its own copy (an auditor with the whole stream checks it).",
+    )
+    sig: str = Field(
+        description="Ed25519 signature (base64url, no padding) over the canonical JSON of "
+        '`{"encounter_id", "hash", "version"}`.'
+    )
+
+
+class SigningKey(BaseModel):
+    kid: str = Field(description="The key id receipts name.")
+    alg: Literal["Ed25519"]
+    public_key: str = Field(description="The 32 raw bytes of the public key, base64url.")
+
+
+class Keys(BaseModel):
+    """The public keys receipts verify with: the signing key first, then older ones."""
+
+    keys: list[SigningKey]
+
+
 class CommandAccepted(BaseModel):
     command_id: str
     version: int = Field(description="The encounter's version after the command.")
     duplicate: bool = Field(description="True when this command id was already applied.")
     events: list[Event] = Field(description="The events it appended, as the sender may see.")
+    receipt: Receipt = Field(
+        description="The receipt of its last event (a retry: of the first outcome's last "
+        "event; a command that appended nothing: of the version it was decided at)."
+    )
 
 
 class Refusal(ErrorDetail):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from service.api import commands, encounters, events, openapi, preview
+from service.api import commands, encounters, events, keys, openapi, preview
 
 ENCOUNTER = "/v1/encounters/{encounter_id}"
 
@@ -13,6 +13,7 @@ ENCOUNTER = "/v1/encounters/{encounter_id}"
 routes: list[BaseRoute] = [
     Route(f"{ENCOUNTER}/commands", commands.post_command, methods=["POST"]),
     Route("/v1/rulesets", encounters.list_rulesets, methods=["GET"]),
+    Route("/v1/keys", keys.list_keys, methods=["GET"]),
     Route("/v1/encounters", encounters.create_encounter, methods=["POST"]),
     Route(ENCOUNTER, encounters.get_encounter, methods=["GET"]),
     Route(f"{ENCOUNTER}/commands/preview", preview.post_preview, methods=["POST"]),

@@ -19,6 +19,7 @@ from service.app.auth import Auth
 from service.app.encounters import Encounters
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
+from service.app.receipts import Signer
 from service.config import Settings
 from service.dispatch import Dispatcher
 from service.engine import Engine
@@ -30,6 +31,9 @@ from service.store.subscriptions import StreamHub
 
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
+    # Built here, not in the lifespan: a FRAY_SIGNING_KEY that does not parse stops the app
+    # before it starts. Without one, a key for this process alone (with a warning).
+    signer = Signer.from_setting(settings.signing_key)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -51,7 +55,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state.metrics = Metrics()
         state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
         state.encounters = Encounters(
-            state.engine, state.auth, state.limiter, state.metrics, hub=state.hub
+            state.engine, state.auth, state.limiter, state.metrics, hub=state.hub, signer=signer
         )
         await state.hub.start()
         # What exists now (modules, schemas, validators: ~80k objects) lives as long as

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import orjson
@@ -23,6 +24,7 @@ from service.app.auth import Auth, Principal, bearer, system_principal, tenant_a
 from service.app.exports import header_line
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
+from service.app.receipts import Signer
 from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
 from service.deciding import CommandRequest, Loaded
 from service.domain.envelope import Envelope
@@ -71,6 +73,10 @@ class Submitted:
     version: int
     duplicate: bool
     events: list[dict[str, Any]]  # as the sender may see them
+    # The receipt of the command's last event (a retry: of its first outcome's last event;
+    # a command that appended nothing: of the version it was decided at). None where the
+    # process has no signer (the workers, the CLI).
+    receipt: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,7 @@ class Encounters:
     limiter: RateLimiter | None = None
     metrics: Metrics | None = None
     hub: StreamHub | None = None  # live reads (`follow`, `watch`): the API process's
+    signer: Signer | None = None  # receipts: None in processes that answer no clients
 
     # --- who is asking ----------------------------------------------------------------
 
@@ -210,7 +217,12 @@ class Encounters:
             if sees_raw_events(loaded, principal.actor)
             else redacted_envelopes(loaded, outcome.events, principal.actor)
         )
-        return Submitted(outcome.command_id, outcome.version, outcome.duplicate, events)
+        if outcome.events:
+            last = outcome.events[-1]
+            receipt = self.receipt(stream, last.version, last.hash)
+        else:
+            receipt = self.receipt(stream, loaded.version, loaded.hash)
+        return Submitted(outcome.command_id, outcome.version, outcome.duplicate, events, receipt)
 
     async def submit_as_system(
         self, stream: str, request: CommandRequest, *, api: str = "worker"
@@ -226,6 +238,20 @@ class Encounters:
         preview = await self.engine.preview(principal.stream_of(), request, principal.actor)
         events = redacted_envelopes(preview.loaded, preview.events, principal.actor)
         return Previewed(preview.based_on, preview.rolled, preview.duplicate, events)
+
+    # --- receipts ---------------------------------------------------------------------
+
+    def receipt(self, stream: str, version: int, hash: str) -> dict[str, Any] | None:
+        """The signed receipt of the event with `hash` at `version` of the encounter stored
+        at `stream` (it names the encounter by the id its clients use); None without a
+        signer. Each event is signed once per process, however often it is asked for."""
+        if self.signer is None:
+            return None
+        return self.signer.receipt(public_id(stream), version, hash)
+
+    def public_keys(self) -> list[dict[str, str]]:
+        """The keys receipts are verified with, the signing one first (GET /v1/keys)."""
+        return self.signer.public_keys() if self.signer is not None else []
 
     # --- reads ------------------------------------------------------------------------
 
@@ -272,7 +298,8 @@ class Encounters:
     async def _lines(
         self, stream: str, head: Head, loaded: Loaded | None, principal: Principal, full: bool
     ) -> AsyncIterator[bytes]:
-        yield header_line(public_id(stream), self.engine.clock(), None, [])
+        signed = self.receipt(stream, head.version, head.hash)
+        yield header_line(public_id(stream), self.engine.clock(), signed, self.public_keys())
         after = 0
         while after < head.version:
             page = await self.engine.store.read(
@@ -295,10 +322,13 @@ class Encounters:
         self, principal: Principal, after: int, *, idle: float | None = None
     ) -> AsyncGenerator[dict[str, Any] | None, None]:
         """Every event after version `after`, live, as the viewer may see it (see
-        `service.app.following`); None after each `idle` seconds with nothing to send, when
+        `service.app.following`), with the `receipt` of the stored event beside its keys
+        when this process signs; None after each `idle` seconds with nothing to send, when
         `idle` is given. An unknown encounter is refused here, before anything is sent."""
-        loaded = await self.engine.load(principal.stream_of())
-        return following.events(self.engine, self._hub(), principal, loaded, after, idle)
+        stream = principal.stream_of()
+        loaded = await self.engine.load(stream)
+        sign = None if self.signer is None else partial(self.receipt, stream)
+        return following.events(self.engine, self._hub(), principal, loaded, after, idle, sign)
 
     async def watch(self, principal: Principal) -> AsyncGenerator[EncounterSummary, None]:
         """The summary as the viewer may see it now, then again after every change."""

@@ -17,7 +17,7 @@ reloading the state (`store/unavailable`) ends it with that error.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from service.app.auth import Principal
@@ -33,6 +33,7 @@ from service.store.events import StoredEvent
 from service.store.subscriptions import StreamHub, Subscription
 
 Seen = dict[str, Any]
+Sign = Callable[[int, str], dict[str, Any] | None]  # version, hash -> the receipt
 
 
 class SubscriptionLost(FrayError):
@@ -70,9 +71,12 @@ async def events(
     loaded: Loaded,
     after: int,
     idle: float | None,
+    sign: Sign | None = None,
 ) -> AsyncGenerator[Seen | None, None]:
     """Every event after `after` that the principal may see, redacted; None after each
-    `idle` seconds with nothing to send (when `idle` is given)."""
+    `idle` seconds with nothing to send (when `idle` is given). With `sign`, each carries
+    `receipt`, the receipt of the stored event (its stored hash: also for a viewer who sees
+    it redacted and so cannot re-hash it; an auditor with the stream can)."""
     stream = principal.stream_of()
     actor = principal.actor
     last = after
@@ -88,8 +92,11 @@ async def events(
                     loaded = await engine.load(stream)
                 envelope = Envelope.from_body(stored.body)
                 seen = redacted_envelope(loaded.ruleset, envelope, actor, loaded.state)
-                if seen is not None:
-                    yield seen
+                if seen is None:
+                    continue
+                if sign is not None:
+                    seen = {**seen, "receipt": sign(stored.version, stored.hash)}
+                yield seen
     except StopAsyncIteration:
         return  # the subscription was closed
     except StoreError as error:

@@ -11,19 +11,15 @@ itself; a key an export merely lists could be the forger's own.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from service.audit.report import AuditReport
-from service.domain.canonical import canonical_bytes
 from service.domain.envelope import Envelope
+from service.domain.receipts import verify_receipt
 
-Keys = Mapping[str, bytes]  # kid -> the 32 raw bytes of an Ed25519 public key
+Keys = Sequence[Mapping[str, Any]]  # `{"kid", "alg", "public_key"}`, as GET /v1/keys lists them
 
 
 @dataclass(frozen=True)
@@ -43,33 +39,10 @@ Anchor = StoreHead | ExportHead
 STORE_HEAD = StoreHead()
 
 
-def keys_of(listing: Mapping[str, Any]) -> dict[str, bytes]:
-    """The keys of a `GET /v1/keys` answer (or an export header's `keys`)."""
-    keys: dict[str, bytes] = {}
-    for key in listing.get("keys") or []:
-        if isinstance(key, dict) and key.get("alg") == "Ed25519":
-            try:
-                keys[str(key["kid"])] = _unb64(str(key["public_key"]))
-            except (KeyError, ValueError):
-                continue
-    return keys
-
-
-def receipt_problem(receipt: Any, keys: Keys) -> str | None:
-    """Why `receipt` is not a receipt signed by one of `keys`; None when it is."""
-    if not isinstance(receipt, dict):
-        return "not a receipt (a JSON object with kid, encounter_id, version, hash, sig)"
-    key = keys.get(str(receipt.get("kid")))
-    if key is None:
-        return f"signed by key '{receipt.get('kid')}', which is not among the trusted keys"
-    signed = {name: receipt.get(name) for name in ("encounter_id", "hash", "version")}
-    try:
-        Ed25519PublicKey.from_public_bytes(key).verify(
-            _unb64(str(receipt.get("sig"))), canonical_bytes(signed)
-        )
-    except (InvalidSignature, ValueError):
-        return f"the signature does not verify with key '{receipt.get('kid')}'"
-    return None
+def keys_of(listing: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The keys of a `GET /v1/keys` answer (or of an export header)."""
+    keys = listing.get("keys")
+    return [k for k in keys if isinstance(k, Mapping)] if isinstance(keys, list) else []
 
 
 def head(
@@ -89,7 +62,7 @@ def head(
                    "exported it had no signing key)")  # fmt: skip
         return
     keys = anchor.trusted if anchor.trusted is not None else keys_of(anchor.header)
-    problem = receipt_problem(receipt, keys) or _names(receipt, encounter_id, last)
+    problem = verify_receipt(receipt, keys) or _names(receipt, encounter_id, last)
     if problem is not None:
         report.failed("head", f"the export's head receipt: {problem}")
         return
@@ -130,7 +103,7 @@ def receipts(
                    "keys (give --keys or --url)")  # fmt: skip
         return
     for number, receipt in enumerate(held, start=1):
-        problem = receipt_problem(receipt, keys) or _prefix(receipt, encounter_id, envelopes)
+        problem = verify_receipt(receipt, keys) or _prefix(receipt, encounter_id, envelopes)
         if problem is not None:
             report.failed("receipts", f"receipt {number}: {problem}")
             return
@@ -158,7 +131,3 @@ def _prefix(
             "it was rewritten (a fork or an edit)"
         )
     return None
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

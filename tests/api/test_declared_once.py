@@ -38,13 +38,13 @@ def test_the_openapi_event_has_the_envelopes_fields_and_descriptions() -> None:
     assert all(p.get("description") for p in event["properties"].values())
 
 
-def test_the_graphql_event_has_the_envelopes_fields_and_descriptions() -> None:
+def test_the_graphql_event_has_the_envelopes_fields_and_descriptions_then_its_receipt() -> None:
     event = build_schema()._schema.type_map["Event"]
     assert isinstance(event, GraphQLObjectType)
     camel = [
         f.split("_")[0] + "".join(p.title() for p in f.split("_")[1:]) for f in ENVELOPE_FIELDS
     ]
-    assert list(event.fields) == camel
+    assert list(event.fields) == [*camel, "receipt"]
     assert all(field.description for field in event.fields.values())
 
 

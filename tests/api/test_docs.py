@@ -35,7 +35,7 @@ def as_bash(language: str, code: str) -> str:
 def test_the_guide_has_curl_examples_for_every_topic() -> None:
     script = "\n".join(bash_blocks())
     for route in ("/v1/encounters\"", "/tokens", "/commands", "/events", "follow=true",
-                  "/seed", "/export", "/legal-actions", "/v1/rulesets"):  # fmt: skip
+                  "/seed", "/export", "/legal-actions", "/v1/rulesets", "/v1/keys"):  # fmt: skip
         assert route in script, route
 
 
@@ -75,6 +75,7 @@ def test_every_example_runs_against_fray_serve(redis_url: str) -> None:
         assert not [code for code in refused if f'"{code}"' in output], (block, output)
     joined = "".join(outputs)
     assert '"duplicate":true' in joined
+    assert '"alg":"Ed25519"' in joined and "verifies with key" in joined
     assert '"code":"encounter/version-conflict"' in joined
     assert "id: " in joined and "event: " in joined
     # Whose turn it is depends on the dice: either way the rules refuse it.

@@ -33,8 +33,9 @@ mutation Submit($encounterId: String!, $command: CommandInput!, $commandId: Stri
                 expectedVersion: $expectedVersion, dice: $dice) {
     __typename
     ... on CommandAccepted {
-      commandId version duplicate
-      events { version type schema data at commandId actor command rolls prevHash hash }
+      commandId version duplicate receipt { kid encounterId version hash sig }
+      events { version type schema data at commandId actor command rolls prevHash hash
+               receipt { sig } }
     }
     ... on CommandRejected { code message rule details status }
   }
@@ -171,6 +172,14 @@ async def test_the_benchmarks_document_is_compiled_and_answers_as_strawberry_doe
     assert isinstance(plan_for(FULL, None), Plan)
     assert again["data"]["submitCommand"]["duplicate"] is True
     assert again["data"]["submitCommand"]["events"] == accepted["events"]
+    # A retry answers with the receipt of the first outcome's last event.
+    assert again["data"]["submitCommand"]["receipt"] == accepted["receipt"]
+    last = accepted["events"][-1]
+    assert (accepted["receipt"]["version"], accepted["receipt"]["hash"]) == (
+        last["version"],
+        last["hash"],
+    )
+    assert last["receipt"] is None  # the answer's own receipt names it
 
 
 @pytest.mark.parametrize(
@@ -382,7 +391,7 @@ async def test_a_json_scalar_or_too_deep_a_body_is_refused_with_400(
 def test_a_result_the_schema_does_not_allow_names_its_path() -> None:
     plan = plan_for(FULL, None)
     assert plan is not None
-    broken = CommandAccepted(command_id="c", version=None, duplicate=False, events=[])  # type: ignore[arg-type]
+    broken = CommandAccepted(command_id="c", version=None, duplicate=False, events=[], receipt=None)  # type: ignore[arg-type]
 
     with pytest.raises(Exception) as raised:
         plan.complete(broken)

@@ -52,6 +52,7 @@ def refusals_are_deliberate(ctx: Any, response: Any, case: Any) -> bool | None:
 CHECKS = [refusals_are_deliberate, response_schema_conformance]
 OPERATIONS = [
     "Query.rulesets",
+    "Query.signingKeys",
     "Query.encounter",
     "Mutation.createEncounter",
     "Mutation.mintToken",

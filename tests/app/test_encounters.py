@@ -1,5 +1,6 @@
 """`Encounters` beyond the HTTP edges: the system's commands (the workers), the system's
-reading of the stored record (the CLI), and a live follower the hub drops."""
+reading of the stored record (the CLI), a live follower the hub drops, and the receipts
+of its answers."""
 
 from __future__ import annotations
 
@@ -12,14 +13,18 @@ import pytest
 from service.app.auth import Principal, system_principal
 from service.app.encounters import Encounters
 from service.app.following import SubscriptionLost
+from service.app.receipts import Signer, parse_signing_keys
 from service.deciding import CommandRequest
 from service.domain.context import GM
 from service.domain.errors import Forbidden
+from service.domain.ids import stream_id
+from service.domain.receipts import verify_receipt
 from service.engine import Engine
 from service.store.clients import redis_client
+from service.store.memory import MemoryStore
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
-from tests.engine_helpers import run, skirmish
+from tests.engine_helpers import COMBATANTS, run, send, skirmish
 
 SEED = bytes(range(32))
 
@@ -96,3 +101,75 @@ def test_a_follower_the_hub_drops_is_told_where_to_resume(
     assert seen == [1]
     assert lost.code == "subscription/too-slow"
     assert lost.details == {"encounter_id": encounter_id, "last_version": 1}
+
+
+SIGNER = Signer(parse_signing_keys("k1:" + "A" * 43))
+
+
+def test_an_answer_carries_the_receipt_of_the_commands_last_event_as_its_tenant_knows_it(
+    encounter_id: str,
+) -> None:
+    """The receipt names the id in the client's URLs, not where the store keeps it; a
+    retry answers with the first outcome's receipt; a command that appended nothing, with
+    the receipt of the version it was decided at."""
+    stream = stream_id("acme", encounter_id)
+
+    async def scenario(engine: Engine) -> list[tuple[object, ...]]:
+        await engine.create("freeform", {}, encounter_id=encounter_id, actor=GM, tenant="acme")
+        for command in [*({"type": "add-combatant", **c} for c in COMBATANTS),
+                        {"type": "roll-initiative"}, {"type": "start-encounter"}]:  # fmt: skip
+            await send(engine, stream, command)
+        encounters = Encounters(engine, signer=SIGNER)
+        roll = CommandRequest(command_id="r-1", command={"type": "roll", "expression": "1d20"})
+        first = await encounters.submit(gm_of(stream), roll)
+        await encounters.submit(gm_of(stream), CommandRequest(command={"type": "end-turn"}))
+        again = await encounters.submit(gm_of(stream), roll)
+        stale = {"type": "expire-clock", "clock_id": "no-such-clock", "generation": 1}
+        nothing = await encounters.submit_as_system(stream, CommandRequest(command=stale))
+        head = await engine.store.head(stream)
+        assert head is not None
+        return [
+            (first.receipt, first.events[-1]["version"], first.events[-1]["hash"]),
+            (again.receipt, again.duplicate, first.receipt),
+            (nothing.receipt, nothing.events, head.version, head.hash),
+        ]
+
+    (first, last_version, last_hash), (again, duplicate, original), nothing = run(scenario)
+
+    assert first is not None
+    assert (first["encounter_id"], first["version"], first["hash"]) == (
+        encounter_id,
+        last_version,
+        last_hash,
+    )
+    assert verify_receipt(first, SIGNER.public_keys()) is None
+    assert duplicate and again == original
+    receipt, events, head_version, head_hash = nothing
+    assert events == [] and receipt is not None
+    assert (receipt["version"], receipt["hash"]) == (head_version, head_hash)
+
+
+def test_a_process_without_a_signer_answers_without_receipts(encounter_id: str) -> None:
+    """The workers and the CLI answer no clients: their `Encounters` signs nothing."""
+
+    async def scenario(engine: Engine) -> tuple[object, object, list[dict[str, str]]]:
+        await skirmish(engine, encounter_id)
+        encounters = Encounters(engine)
+        request = CommandRequest(command={"type": "end-turn"})
+        submitted = await encounters.submit_as_system(encounter_id, request)
+        return (
+            submitted.receipt,
+            encounters.receipt(encounter_id, 1, "0" * 64),
+            (encounters.public_keys()),
+        )
+
+    assert run(scenario) == (None, None, [])
+
+
+def test_an_exports_head_is_signed_for_the_encounter_its_clients_know() -> None:
+    encounters = Encounters(Engine(MemoryStore()), signer=SIGNER)
+
+    receipt = encounters.receipt("acme/ford", 12, "ab" * 32)
+
+    assert receipt is not None and receipt["encounter_id"] == "ford"
+    assert verify_receipt(receipt, encounters.public_keys()) is None

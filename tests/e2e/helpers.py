@@ -231,10 +231,10 @@ class Subscribed:
 
 @asynccontextmanager
 async def subscribed(
-    url: str, credential: str, encounter_id: str, after: int
+    url: str, credential: str, encounter_id: str, after: int, document: Any = EVENTS
 ) -> AsyncIterator[Subscribed]:
-    """`encounterEvents` over graphql-transport-ws, the credential in `connection_init`;
-    read in the background until the block ends."""
+    """`encounterEvents` over graphql-transport-ws (selecting what `document` selects),
+    the credential in `connection_init`; read in the background until the block ends."""
     transport = WebsocketsTransport(
         url=url.replace("http://", "ws://", 1) + "/graphql",
         init_payload={"authorization": f"Bearer {credential}"},
@@ -246,7 +246,9 @@ async def subscribed(
 
         async def read() -> None:
             try:
-                async for data in session.subscribe(request(EVENTS, id=encounter_id, after=after)):
+                async for data in session.subscribe(
+                    request(document, id=encounter_id, after=after)
+                ):
                     live.record(data["encounterEvents"])
             except Exception as error:
                 live.fail(error)

@@ -191,8 +191,9 @@ def _camel(name: str) -> str:
 
 def _objects() -> dict[str, dict[str, str]]:
     from service.api.graphql.types import CommandAccepted, CommandRejected, Event
+    from service.api.graphql.views import ReceiptType
 
-    return _plain_fields(CommandAccepted, CommandRejected, Event)
+    return _plain_fields(CommandAccepted, CommandRejected, Event, ReceiptType)
 
 
 OBJECTS = _objects()

@@ -28,6 +28,7 @@ from service.api.graphql.types import (
     Token,
     encounter_of,
 )
+from service.api.graphql.views import receipt_output
 from service.api.models import CreateEncounter, MintToken
 from service.domain.errors import FrayError
 
@@ -165,6 +166,7 @@ async def submit(
         version=submitted.version,
         duplicate=submitted.duplicate,
         events=[Event.of(e) for e in submitted.events],
+        receipt=receipt_output(submitted.receipt),
     )
 
 

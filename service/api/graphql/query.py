@@ -1,6 +1,9 @@
-"""Queries: rulesets, and an encounter as the viewer may see it."""
+"""Queries: rulesets, the keys receipts verify with, and an encounter as the viewer may
+see it."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -9,8 +12,14 @@ from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.pydantic_types import graphql_name
 from service.api.graphql.types import Encounter, Ruleset, encounter_of
+from service.api.graphql.views import key_outputs
 from service.domain.errors import FrayError
 from service.rules.registry import RULESETS, versions_of
+
+if TYPE_CHECKING:
+    SigningKeyType = Any
+else:
+    from service.api.graphql.views import SigningKeyType
 
 
 def _rulesets() -> list[Ruleset]:
@@ -34,6 +43,10 @@ class Query:
     @fields.field("The rulesets Fray runs, their commands and options.")
     def rulesets(self) -> list[Ruleset]:
         return _rulesets()
+
+    @fields.field("The public keys receipts verify with, the signing key first (as GET /v1/keys).")
+    def signing_keys(self, info: Info) -> list[SigningKeyType]:
+        return key_outputs(info.context.encounters.public_keys())
 
     @fields.field("An encounter, now or as of version `asOf`, as your credential may see it.")
     async def encounter(self, info: Info, id: str, as_of: int | None = None) -> Encounter:

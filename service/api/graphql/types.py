@@ -11,7 +11,7 @@ from strawberry.scalars import JSON
 from service.api.errors import status_of
 from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
-from service.api.graphql.views import action_outputs, summary_output
+from service.api.graphql.views import action_outputs, receipt_output, summary_output
 from service.api.shapes import described_fields
 from service.app.auth import Principal
 from service.deciding import Loaded
@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     # Generated at import from pydantic models (see pydantic_types); mypy sees Any.
     EncounterSummaryType = Any
     ActionOptionType = Any
+    ReceiptType = Any
 else:
-    from service.api.graphql.views import ActionOptionType, EncounterSummaryType
+    from service.api.graphql.views import ActionOptionType, EncounterSummaryType, ReceiptType
 
 MAX_PAGE = 1000
 
@@ -60,16 +61,27 @@ def _graphql_kind(kind: Any) -> Any:
 
 
 def _event_type() -> Any:
-    """The GraphQL `Event`, made from the one declaration of the envelope."""
+    """The GraphQL `Event`, made from the one declaration of the envelope, and the
+    receipt a live event carries beside it (as an SSE frame's `receipt` key)."""
     names = []
     namespace: dict[str, Any] = {"__annotations__": {}}
     for name, kind, info in described_fields(Envelope):
         names.append(name)
         namespace["__annotations__"][name] = _graphql_kind(kind)
         namespace[name] = strawberry.field(description=info.description)
+    namespace["__annotations__"]["receipt"] = ReceiptType | None
+    namespace["receipt"] = strawberry.field(
+        description="Its receipt, on `encounterEvents` (the stored event's: see `Receipt`); "
+        "null in pages and in `CommandAccepted.events`, whose `receipt` names the last.",
+        default=None,
+    )
 
     def of(cls: Any, envelope: dict[str, Any]) -> Any:
-        return cls(**{k: envelope[k] for k in names})
+        receipt = envelope.get("receipt")
+        return cls(
+            **{k: envelope[k] for k in names},
+            receipt=None if receipt is None else receipt_output(receipt),
+        )
 
     namespace["of"] = classmethod(of)
     return strawberry.type(
@@ -180,6 +192,10 @@ class CommandAccepted:
         description="True when this command id was seen before: nothing new was appended."
     )
     events: list[Event] = strawberry.field(description="Its events, as you may see them.")
+    receipt: ReceiptType = strawberry.field(
+        description="The receipt of its last event (a retry: of the first outcome's last "
+        "event; a command that appended nothing: of the version it was decided at)."
+    )
 
 
 @strawberry.type(

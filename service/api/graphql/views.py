@@ -1,5 +1,6 @@
-"""Output types generated from `service.domain.views`: the summary every front end renders
-and the legal actions. `PoolView` becomes `Pool`, `EncounterSummary` keeps its name."""
+"""Output types generated from pydantic models: the summary every front end renders and
+the legal actions (`service.domain.views`; `PoolView` becomes `Pool`, `EncounterSummary`
+keeps its name), and receipts and their keys (`service.api.replies`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from service.api.graphql.pydantic_types import TypeFactory, from_dump
+from service.api.replies import Receipt, SigningKey
 from service.domain.views import ActionOption, EncounterSummary
 
 
@@ -18,6 +20,8 @@ def _name(model: type[BaseModel]) -> str:
 _outputs = TypeFactory("output", _name)
 EncounterSummaryType: Any = _outputs.build(EncounterSummary)
 ActionOptionType: Any = _outputs.build(ActionOption)
+ReceiptType: Any = _outputs.build(Receipt)
+SigningKeyType: Any = _outputs.build(SigningKey)
 
 
 def summary_output(summary: EncounterSummary) -> Any:
@@ -26,3 +30,11 @@ def summary_output(summary: EncounterSummary) -> Any:
 
 def action_outputs(actions: list[ActionOption]) -> list[Any]:
     return [from_dump(ActionOptionType, a.model_dump(mode="json")) for a in actions]
+
+
+def receipt_output(receipt: dict[str, Any] | None) -> Any:
+    return from_dump(ReceiptType, receipt)
+
+
+def key_outputs(keys: list[dict[str, str]]) -> list[Any]:
+    return [from_dump(SigningKeyType, key) for key in keys]
