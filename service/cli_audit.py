@@ -101,7 +101,9 @@ def _all(args: argparse.Namespace, every_ended: EveryEnded) -> int:
         return EXIT_UNSTARTED
     audited = every_ended(args.tenant)
     if args.json:
-        print(json.dumps([report.to_dict() for _, report in audited], indent=2))
+        # The id the store lists it by: a report that stops before version 1 names none.
+        listed = [{**report.to_dict(), "encounter_id": eid} for eid, report in audited]
+        print(json.dumps(listed, indent=2))
     else:
         for encounter_id, report in audited:
             print(f"{encounter_id}  {report.verdict}  {_first_problem(report)}")
