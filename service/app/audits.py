@@ -77,7 +77,7 @@ class Audits:
             try:
                 export = await self._read(stream)
             except NotFound:
-                continue  # gone since it was listed
+                continue  # gone since it was listed (or a meta left without its stream)
             if export.problems or any(e.type == ENDED for e in export.envelopes):
                 yield public_id(stream), await self._audit(stream, export, None, None)
 

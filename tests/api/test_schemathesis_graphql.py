@@ -53,6 +53,7 @@ CHECKS = [refusals_are_deliberate, response_schema_conformance]
 OPERATIONS = [
     "Query.rulesets",
     "Query.encounter",
+    "Query.audit",
     "Mutation.createEncounter",
     "Mutation.mintToken",
     "Mutation.submitCommand",
