@@ -17,10 +17,11 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 
 from service import cli_audit
-from service.app.auth import Principal, system_principal
+from service.app.audits import Audits
+from service.app.auth import system_principal
 from service.app.encounters import Encounters
 from service.app.receipts import Signer, SigningKeyError, new_key_entry, parse_signing_keys
-from service.audit import AuditReport, audit, audit_export, keys_of, read_export
+from service.audit import AuditReport, keys_of
 from service.config import Settings
 from service.demos import (
     combat_ii,
@@ -33,6 +34,7 @@ from service.demos import (
 from service.demos.runner import Demo
 from service.demos.runner import play as run_demo
 from service.domain.errors import FrayError, NotFound
+from service.domain.ids import stream_id
 from service.embedded_redis import RedisServer, answers, die_with_parent, find_redis_server
 from service.engine import Engine
 from service.store.redis_store import EventStore
@@ -69,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
     worker = sub.add_parser(
-        "worker", help="run an RQ worker (with RQ's scheduler) that fires clocks and windows"
+        "worker",
+        help="run an RQ worker (with RQ's scheduler) that fires clocks and windows and "
+        "audits ended encounters",
     )
     worker.add_argument(
         "--burst", action="store_true", help="stop once the queue is empty instead of waiting"
@@ -122,7 +126,7 @@ def _worker(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     print(
         f"fray worker: deadlines from {settings.redis_url}, "
-        f"jobs on {settings.queue_redis_url} (queue fray-deadlines)"
+        f"jobs on {settings.queue_redis_url} (queues fray-deadlines, fray-audits)"
     )
     run_worker(settings, burst=args.burst)
     return 0
@@ -318,6 +322,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
+    """`fray audit` from Redis: the stream and the seed read as the audit worker reads them
+    (`Audits`), so both reach the same verdict."""
+
     def from_store(encounter_id: str, seed: bytes | None, receipts: list[Any] | None) -> Any:
         try:
             signer = _configured_signer()
@@ -327,31 +334,25 @@ def _audit(args: argparse.Namespace) -> int:
         keys = keys_of({"keys": signer.public_keys()}) if signer is not None else None
 
         async def read(engine: Engine) -> AuditReport | None:
-            encounters = Encounters(engine)
-            principal = system_principal(encounter_id)
             try:
-                lines = [line async for line in await encounters.export(principal)]
+                return await Audits(engine, keys).audit(
+                    stream_id(args.tenant, encounter_id), seed, receipts
+                )
             except NotFound:
                 return None
-            export = read_export(lines)
-            if export.problems:
-                return audit_export(export)
-            known = seed or await _stored_seed(encounters, principal)
-            return audit(export.envelopes, known, receipts=receipts, keys=keys)
 
         report = _with_engine(read)
         if report is None:
             raise cli_audit.Unstarted(f"there is no encounter '{encounter_id}'")
         return report
 
-    return cli_audit.run(args, from_store)
+    def every_ended(tenant: str) -> list[tuple[str, AuditReport]]:
+        async def read(engine: Engine) -> list[tuple[str, AuditReport]]:
+            return [found async for found in Audits(engine).ended(tenant)]
 
+        return _with_engine(read)
 
-async def _stored_seed(encounters: Encounters, principal: Principal) -> bytes | None:
-    try:
-        return await encounters.seed(principal)
-    except NotFound:
-        return None
+    return cli_audit.run(args, from_store, every_ended)
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -2,6 +2,8 @@
 
 Exit codes (docs/audit.md): 0 every check ran and passed, 1 a check failed, 3 nothing failed
 but something could not be checked (the verdict says what), 2 the audit could not start.
+`--all --tenant T` audits every ended encounter of a tenant in Redis and exits with the
+worst verdict's code.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from service.audit import (
     EXIT_UNSTARTED,
     AuditReport,
+    Check,
     Export,
     Keys,
     audit_export,
@@ -45,11 +49,26 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--keys", help="trusted signing keys: a saved GET /v1/keys answer")
     parser.add_argument("--receipts", help="receipts a client kept, one JSON object per line")
     parser.add_argument("--json", action="store_true", help="print every check as JSON")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="audit every ended encounter of --tenant in Redis, one line each (found by "
+        "scanning Redis's keys: an operator's command, not for a busy hour)",
+    )
+    parser.add_argument(
+        "--tenant", help="the tenant whose encounter(s) to audit in Redis (as in FRAY_API_KEYS)"
+    )
 
 
-def run(args: argparse.Namespace, from_store: Any) -> int:
-    """`from_store(encounter_id, seed, receipts)` audits an encounter in Redis (the CLI's
-    engine lives in service.cli)."""
+EveryEnded = Callable[[str], list[tuple[str, AuditReport]]]
+
+
+def run(args: argparse.Namespace, from_store: Any, every_ended: EveryEnded) -> int:
+    """`from_store(encounter_id, seed, receipts)` audits an encounter in Redis,
+    `every_ended(tenant)` every ended encounter of a tenant (the CLI's engine lives in
+    service.cli)."""
+    if args.all:
+        return _all(args, every_ended)
     try:
         seed = _seed(args.seed)
         receipts = _receipts(args.receipts)
@@ -70,6 +89,39 @@ def run(args: argparse.Namespace, from_store: Any) -> int:
         return EXIT_UNSTARTED
     show(report, as_json=args.json)
     return report.exit_code
+
+
+def _all(args: argparse.Namespace, every_ended: EveryEnded) -> int:
+    clash = [name for name in ("encounter_id", "file", "url", "seed", "receipts", "keys")
+             if getattr(args, name)]  # fmt: skip
+    if clash or not args.tenant:
+        why = (f"--all audits the tenant's encounters in Redis: it takes no {clash[0]}"
+               if clash else "--all needs --tenant T")  # fmt: skip
+        print(f"fray audit: {why}", file=sys.stderr)
+        return EXIT_UNSTARTED
+    audited = every_ended(args.tenant)
+    if args.json:
+        # The id the store lists it by: a report that stops before version 1 names none.
+        listed = [{**report.to_dict(), "encounter_id": eid} for eid, report in audited]
+        print(json.dumps(listed, indent=2))
+    else:
+        for encounter_id, report in audited:
+            print(f"{encounter_id}  {report.verdict}  {_first_problem(report)}")
+    if not audited:
+        print(f"fray audit: tenant '{args.tenant}' has no ended encounter", file=sys.stderr)
+    return max((report.exit_code for _, report in audited), key=_SEVERITY.index, default=0)
+
+
+# Exit codes from the best verdict to the worst: any failure outweighs any incomplete audit.
+_SEVERITY = (0, 3, 1)
+
+
+def _first_problem(report: AuditReport) -> str:
+    """The first failing check, else the first that could not run, else `-`."""
+    found: Check | None = report.first_failure or next(
+        (c for c in report.checks if c.status == "incomplete"), None
+    )
+    return "-" if found is None else f"{found.name}: {found.detail}"
 
 
 def show(report: AuditReport, *, as_json: bool = False) -> None:

@@ -14,6 +14,11 @@ second late. Jobs are scheduled `LEAD` seconds ahead instead: they start before 
 deadline, and the worker fires them on time (`workers.jobs`). A deadline due within `LEAD`
 (or already past: a rewind restores a clock that has run out) goes on the queue at once.
 
+An ended encounter's audit (outbox key "audit", due at once) rides the same machinery: it
+goes on its own queue, `fray-audits`, which every worker serves after the deadlines' (an
+audit re-decides a whole stream; a clock must not wait behind it), run by
+`workers.audits.audit_encounter`.
+
 A job carries only ids and a time, and its id is a function of the deadline's identity:
 encounter, key, due time and the version of the append that armed it. Scheduling the same
 deadline twice is one job; a moved deadline (same key, new time) is a new job, and the old
@@ -36,10 +41,14 @@ import redis
 from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 
+from service.domain.deadlines import is_audit
 from service.store.events import Deadline, score_text
 
 QUEUE = "fray-deadlines"
 FIRE = "workers.jobs.fire_deadline"
+AUDIT_QUEUE = "fray-audits"
+AUDIT = "workers.audits.audit_encounter"
+AUDIT_TIMEOUT = 600  # seconds; an audit re-decides every command of the stream
 # A job that fails for a passing reason (Redis away) runs again; the sweeper is the backstop.
 RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
 JOB_TIMEOUT = 60  # seconds; a firing is one command through the engine
@@ -79,8 +88,13 @@ def deadline_queue(connection: redis.Redis) -> Queue:
     return Queue(QUEUE, connection=connection, serializer=JSONSerializer)
 
 
+def audit_queue(connection: redis.Redis) -> Queue:
+    return Queue(AUDIT_QUEUE, connection=connection, serializer=JSONSerializer)
+
+
 def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | None) -> None:
-    """Schedule the deadline's job for the time `at`, or (None) put it on the queue at once."""
+    """Schedule the deadline's job for the time `at`, or (None) put it on the queue at once;
+    an audit goes on the audit queue (beside `queue`, on its Redis) at once."""
     options = {
         "args": (encounter_id, deadline.key, deadline.due),
         "job_id": job_id(encounter_id, deadline),
@@ -89,7 +103,10 @@ def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | 
         "result_ttl": RESULT_TTL,
         "description": f"deadline {deadline.key} of {encounter_id}",
     }
-    if at is None:
+    if is_audit(deadline.key):
+        options.update(job_timeout=AUDIT_TIMEOUT, description=f"audit of {encounter_id}")
+        audit_queue(queue.connection).enqueue(AUDIT, **options)
+    elif at is None:
         queue.enqueue(FIRE, **options)
     else:
         queue.enqueue_at(datetime.fromtimestamp(at, UTC), FIRE, **options)

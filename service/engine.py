@@ -40,7 +40,7 @@ from service.domain import idle
 from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import Actor, Unemitted
-from service.domain.deadlines import deadline_changes, table_deadlines
+from service.domain.deadlines import audit_due, deadline_changes, table_deadlines
 from service.domain.envelope import Envelope, seal
 from service.domain.errors import (
     Conflict,
@@ -343,6 +343,10 @@ class Engine:
             state = loaded.ruleset.apply(loaded.state, events)
             count = idle.streak(command, events, actor, loaded.version + 1)
             changes = deadline_changes(events, armed, count)
+        if envelopes and state.table.phase == "ended":
+            # The stream is now the whole of an ended encounter (its end, or a note after
+            # it): audit it, durably, whatever dies next (docs/architecture.md).
+            changes.append(audit_due(iso(now)))
         deadlines, cancels = outbox_entries(encounter_id, changes, armed)
         stored = [stored_of(e) for e in envelopes]
         try:

@@ -22,10 +22,10 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from contextlib import suppress
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import orjson
 import redis.asyncio as aioredis
@@ -35,6 +35,7 @@ from service.config import Settings
 from service.deadline_metrics import DeadlineMetrics
 from service.deciding import CommandRequest
 from service.dispatch import Dispatcher, job_id
+from service.domain.deadlines import is_audit
 from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
 from service.engine import Engine
@@ -47,6 +48,7 @@ Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "arm
 MAX_EARLY = 5.0  # seconds a job waits for its deadline; jobs start up to LEAD + 1 s early
 LEASE_MS = 10_000  # a firing takes milliseconds; a killed worker's lease lapses after this
 HOLD = 10.0  # seconds an early job waits at most for the firings under way
+T = TypeVar("T")
 
 _log = logging.getLogger("fray.workers")
 # Refusals that may pass: RQ runs the job again (the sweeper is the backstop).
@@ -60,6 +62,11 @@ CONCURRENT = 32  # firings in flight at once
 def fire_deadline(encounter_id: str, key: str, due: float) -> str:
     """RQ's entry point: ids and a time in, the outcome's name out (kept as the result)."""
     return _Runner.get().run(encounter_id, key, due)
+
+
+def runner() -> _Runner:
+    """This process's event loop, Redis client and engine (the audit jobs share them)."""
+    return _Runner.get()
 
 
 class _Runner:
@@ -93,6 +100,18 @@ class _Runner:
             if cls._instance is None or cls._instance._pid != os.getpid():
                 cls._instance = cls(Settings.from_env())
             return cls._instance
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine
+
+    @property
+    def client(self) -> aioredis.Redis:
+        return self._client
+
+    def call(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run `work` in this process's event loop (RQ's thread waits for it)."""
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
     def run(self, encounter_id: str, key: str, due: float) -> Fired:
         early = due - time.time()
@@ -169,8 +188,9 @@ class Leases:
     deadline twice.
     """
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, ttl_ms: int = LEASE_MS) -> None:
         self._client = client
+        self._ttl_ms = ttl_ms
         self._held: dict[str, str] = {}
         self._release = client.register_script(RELEASE)
 
@@ -180,7 +200,7 @@ class Leases:
         token = secrets.token_hex(16)
         self._held[job_id] = token  # before the await: a concurrent take here sees it
         try:
-            taken = bool(await self._client.set(lease_key(job_id), token, nx=True, px=LEASE_MS))
+            taken = bool(await self._client.set(lease_key(job_id), token, nx=True, px=self._ttl_ms))
         except BaseException:
             del self._held[job_id]
             raise
@@ -227,8 +247,9 @@ async def drain(
                 return "refused"
 
     due_now = await engine.store.due_deadlines(now, limit=limit)
+    # Audits wait in the outbox too, but are the audit queue's (`workers.audits`).
     outcomes = await asyncio.gather(
-        *(one(e, d.key, d.due) for e, d in due_now if (e, d.key) != skip)
+        *(one(e, d.key, d.due) for e, d in due_now if (e, d.key) != skip and not is_audit(d.key))
     )
     return outcomes.count("fired")
 
@@ -254,7 +275,7 @@ async def fire(
     # The outbox says which deadline is due now: whichever job fires it (this one, one
     # scheduled for an earlier arming at the same time, another worker's drain) fires it
     # under its own identity, so they take one lease and send one command.
-    deadline = await _pending(engine.store, encounter_id, key, due)
+    deadline = await pending(engine.store, encounter_id, key, due)
     if deadline is None:
         await _report(metrics, encounter_id, key, due, None, "moved", None)
         return "moved"
@@ -270,7 +291,7 @@ async def fire(
     return outcome
 
 
-async def _pending(store: Store, encounter_id: str, key: str, due: float) -> Deadline | None:
+async def pending(store: Store, encounter_id: str, key: str, due: float) -> Deadline | None:
     """The deadline `key` of the outbox if it is still due at `due`."""
     for deadline in await store.pending_deadlines(encounter_id):
         if deadline.key == key and score_text(deadline.due) == score_text(due):

@@ -1,4 +1,5 @@
-"""The backstop: deadlines the outbox says are overdue go on the queue at once.
+"""The backstop: deadlines the outbox says are overdue go on the queue at once (and audits
+of ended encounters, which the outbox holds too, on theirs: `workers.audits`).
 
 A deadline is normally fired by the job scheduled right after the append that recorded it
 (by the API, or by the worker whose firing appended it). It can be missed three ways: the
@@ -29,6 +30,7 @@ import redis
 from rq import Queue
 
 from service.dispatch import deadline_queue, enqueue, job_id
+from service.domain.deadlines import is_audit
 from service.store.clients import redis_client
 from service.store.protocol import Store
 from service.store.redis_store import EventStore
@@ -56,8 +58,8 @@ async def sweep_once(
         enqueue(queue, encounter_id, deadline, at=None)
         enqueued.append(job)
         _log.warning(
-            "deadline %s of %s was %.1f s overdue; enqueued it",
-            deadline.key,
+            "%s of %s was %.1f s overdue; enqueued it",
+            "audit" if is_audit(deadline.key) else f"deadline {deadline.key}",
             encounter_id,
             now - deadline.due,
         )

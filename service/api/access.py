@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
+from service.app.audits import Audits
 from service.app.auth import Auth, Principal, bearer
 from service.app.encounters import Encounters
 from service.engine import Engine
@@ -21,6 +22,11 @@ def engine_of(request: Request) -> Engine:
 def encounters_of(request: Request) -> Encounters:
     encounters: Encounters = request.app.state.encounters
     return encounters
+
+
+def audits_of(request: Request) -> Audits:
+    audits: Audits = request.app.state.audits
+    return audits
 
 
 def auth_of(request: Request) -> Auth:

@@ -1,4 +1,5 @@
-"""Encounters: create, read, legal actions, tokens, the seed, exports; and the rulesets."""
+"""Encounters: create, read, legal actions, tokens, the seed, exports, the audit verdict;
+and the rulesets."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import encounter_id_of, encounters_of, viewer
+from service.api.access import audits_of, encounter_id_of, encounters_of, viewer
 from service.api.bodies import json_body, query_int
 from service.api.models import CreateEncounter, MintToken
 from service.api.responses import JSONResponse
@@ -110,3 +111,9 @@ async def export(request: Request) -> Response:
     principal = await viewer(request)
     lines = await encounters_of(request).export(principal)
     return StreamingResponse(lines, media_type="application/x-ndjson")
+
+
+async def get_audit(request: Request) -> JSONResponse:
+    principal = await viewer(request)
+    verdict = await audits_of(request).verdict(principal)
+    return JSONResponse(verdict.to_dict())

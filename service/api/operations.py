@@ -16,6 +16,7 @@ from service.api.replies import (
     CommandAccepted,
     CommandPreview,
     Encounter,
+    EncounterAudit,
     EncounterCreated,
     Error,
     EventPage,
@@ -164,6 +165,7 @@ def _encounter_links() -> dict[str, Any]:
         "MintToken": "mintToken",
         "GetSeed": "getSeed",
         "ExportEvents": "exportEvents",
+        "GetAudit": "getAudit",
     }
     return {
         name: {
@@ -453,6 +455,24 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "get",
+        f"{ENCOUNTER_ID}/audit",
+        "getAudit",
+        "The audit verdict of an ended encounter (GM, auditor or tenant API key).",
+        "encounters",
+        (
+            Reply(200, "The verdict, or `pending`.", EncounterAudit),
+            _unauthorized(),
+            _forbidden("A player or observer token, or another encounter's credential."),
+            _not_found(),
+        ),
+        params=(ENCOUNTER_PARAM,),
+        description="When an encounter ends, a worker audits its stream with the code of "
+        "`fray audit` (the hash chain, the seed, every draw, the decide re-run, the head) "
+        "and keeps the verdict; until then the answer is `pending`. A note added after the "
+        "end is audited again: meanwhile `stale` is true.",
+    ),
+    Operation(
+        "get",
         "/healthz",
         "healthz",
         "Liveness: the process answers.",
@@ -513,6 +533,7 @@ RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     CommandPreview,
     Receipt,
     Keys,
+    EncounterAudit,
     Health,
     Readiness,
 )

@@ -10,6 +10,7 @@ from starlette.responses import PlainTextResponse
 
 from service.api.responses import JSONResponse
 from service.app.metrics import Metrics
+from service.audit_metrics import AuditMetrics
 from service.deadline_metrics import DeadlineMetrics
 from service.rules.registry import RULESETS
 
@@ -31,9 +32,11 @@ async def readyz(request: Request) -> JSONResponse:
 
 async def metrics(request: Request) -> PlainTextResponse:
     registry: Metrics = request.app.state.metrics
-    # What every worker did with deadlines, kept in Redis, and what is pending.
+    # What every worker did with deadlines and audits, kept in Redis, and what is pending.
     deadlines = await DeadlineMetrics(request.app.state.redis).render(time.time())
-    return PlainTextResponse(registry.render() + "\n".join(deadlines) + "\n", media_type=PROMETHEUS)
+    audits = await AuditMetrics(request.app.state.redis).render()
+    text = registry.render() + "\n".join([*deadlines, *audits]) + "\n"
+    return PlainTextResponse(text, media_type=PROMETHEUS)
 
 
 async def index(request: Request) -> JSONResponse:

@@ -150,6 +150,34 @@ class CommandPreview(RootModel[PreviewAccepted | PreviewRefused]):
     """What a command would append now (nothing was appended), or why it would be refused."""
 
 
+class AuditCheck(BaseModel):
+    name: str = Field(description="The step of the audit algorithm (docs/audit.md).")
+    status: Literal["passed", "failed", "incomplete", "skipped"]
+    count: int | None = Field(description="What it checked: events, draws, commands, receipts.")
+    detail: str = Field(description="What it found, for people.")
+
+
+class EncounterAudit(BaseModel):
+    """The audit of an ended encounter's stream, as `fray audit` reaches it (run by a worker
+    after the end): `pending` until then."""
+
+    verdict: Literal["passed", "failed", "incomplete", "pending"] = Field(
+        description="passed: every check ran and passed; failed: one found a forgery; "
+        "incomplete: one could not run; pending: the encounter has not ended, or its audit "
+        "has not run yet."
+    )
+    audited_version: int | None = Field(
+        description="The verdict is about versions 1 to this one; null while pending."
+    )
+    audited_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    version: int = Field(description="The encounter's version now.")
+    stale: bool = Field(
+        description="True when the stream holds events after the audited version (a note after "
+        "the end, audited again shortly): the verdict does not cover them."
+    )
+    checks: list[AuditCheck] = Field(description="Every check in order; [] while pending.")
+
+
 class Health(BaseModel):
     status: Literal["ok"]
 

@@ -22,5 +22,6 @@ routes: list[BaseRoute] = [
     Route(f"{ENCOUNTER}/tokens", encounters.mint_token, methods=["POST"]),
     Route(f"{ENCOUNTER}/seed", encounters.get_seed, methods=["GET"]),
     Route(f"{ENCOUNTER}/export", encounters.export, methods=["GET"]),
+    Route(f"{ENCOUNTER}/audit", encounters.get_audit, methods=["GET"]),
     Route("/openapi.json", openapi.openapi_json, methods=["GET"]),
 ]

@@ -15,6 +15,7 @@ from service.api import ops, rest
 from service.api.errors import EXCEPTION_HANDLERS
 from service.api.graphql import graphql_routes
 from service.api.middleware import BodyLimitMiddleware
+from service.app.audits import Audits
 from service.app.auth import Auth
 from service.app.encounters import Encounters
 from service.app.metrics import Metrics
@@ -57,6 +58,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state.encounters = Encounters(
             state.engine, state.auth, state.limiter, state.metrics, hub=state.hub, signer=signer
         )
+        state.audits = Audits(state.engine)
         await state.hub.start()
         # What exists now (modules, schemas, validators: ~80k objects) lives as long as
         # the process. Out of the collector's sight, a full collection no longer walks it:

@@ -1,7 +1,10 @@
 """Which deadlines an append records or cancels: read off the clock and window events.
 
 A clock's deadline is keyed "clock:<id>", a reaction window's "window:<id>"; the same key
-again moves the deadline, so a restarted clock never fires for its old time.
+again moves the deadline, so a restarted clock never fires for its old time. An ended
+encounter's audit is an outbox entry too, keyed "audit", due at once and with no command:
+a worker audits the stream rather than sending one (docs/architecture.md, "The audit
+worker").
 """
 
 from __future__ import annotations
@@ -20,12 +23,24 @@ from service.domain.messages import Event
 from service.domain.reactions import ReactionWindowClosed, ReactionWindowOpened
 from service.domain.table import Table
 
+AUDIT = "audit"
+
 
 @dataclass(frozen=True, slots=True)
 class DeadlineChange:
     key: str
     due: str | None  # ISO time; None cancels the key
     command: dict[str, Any] | None = None
+
+
+def audit_due(at: str) -> DeadlineChange:
+    """The audit of a stream that ends (or goes on after its end) with an append at `at`.
+    The same key again moves it: one audit per encounter waits, of its latest append."""
+    return DeadlineChange(AUDIT, at)
+
+
+def is_audit(key: str) -> bool:
+    return key == AUDIT
 
 
 def deadline_changes(events: list[Event], armed: int, streak: int = 0) -> list[DeadlineChange]:

@@ -82,6 +82,17 @@ def check_snapshot_version(version: int) -> None:
         raise InvalidArgument(f"snapshot version must be at least 1, got {version}")
 
 
+def check_audit_version(version: int) -> None:
+    if version < 1:
+        raise InvalidArgument(f"audited version must be at least 1, got {version}")
+
+
+def tenant_of(encounter_id: str) -> str | None:
+    """The tenant an encounter is stored under (`service.domain.ids.stream_id`)."""
+    tenant, sep, _ = encounter_id.rpartition("/")
+    return tenant if sep else None
+
+
 def snapshot_due(snapshot_every: int, result: AppendResult) -> bool:
     """Whether an append crossed a multiple of `snapshot_every`."""
     if result.duplicate or result.count <= 0:

@@ -10,6 +10,7 @@ Cluster, all of them live in one slot and a Lua script may touch them together:
     fray:{<id>}:outbox-data  hash; deadline key -> payload
     fray:{<id>}:snap         string; "<version>:<payload>"
     fray:{<id>}:seed         string; the encounter's random seed
+    fray:{<id>}:audit        string; "<audited version>:<payload>", the last audit's verdict
 
 plus one global key, ``fray:deadlines`` (zset: encounter id scored by its earliest due
 deadline), which is the only key outside an encounter's slot.
@@ -34,6 +35,7 @@ class EncounterKeys:
     outbox_data: str
     snap: str
     seed: str
+    audit: str
 
     def all(self) -> tuple[str, ...]:
         return (
@@ -44,10 +46,11 @@ class EncounterKeys:
             self.outbox_data,
             self.snap,
             self.seed,
+            self.audit,
         )
 
 
-# Every append and read names its keys: the id's check and seven strings, once per
+# Every append and read names its keys: the id's check and eight strings, once per
 # encounter while it is busy. An invalid id raises, and raising is not cached.
 @lru_cache(maxsize=4096)
 def encounter_keys(encounter_id: str) -> EncounterKeys:
@@ -60,11 +63,24 @@ def encounter_keys(encounter_id: str) -> EncounterKeys:
         outbox_data=f"{prefix}:outbox-data",
         snap=f"{prefix}:snap",
         seed=f"{prefix}:seed",
+        audit=f"{prefix}:audit",
     )
 
 
 def events_key(encounter_id: str) -> str:
     return encounter_keys(encounter_id).events
+
+
+def meta_pattern(tenant: str | None) -> str:
+    """A SCAN pattern matching the meta key of every encounter stored under `tenant/`
+    (`service.domain.ids.stream_id`); None: of every encounter (the caller keeps those
+    without a tenant)."""
+    inside = "*" if tenant is None else f"{_glob_escaped(tenant)}/*"
+    return f"fray:{{{inside}}}:meta"
+
+
+def _glob_escaped(text: str) -> str:
+    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)
 
 
 def hash_tag(key: str | bytes) -> str | None:

@@ -1,8 +1,8 @@
 """The in-memory store: the store contract in plain Python, for tests and embedding.
 
 It keeps what the Redis store keeps (each encounter's events, meta, seed, command records,
-outbox and snapshot, plus the global index of each encounter's earliest deadline) in
-dictionaries of one process, and answers every call as the Redis store does: the same
+outbox, snapshot and audit verdict, plus the global index of each encounter's earliest
+deadline) in dictionaries of one process, and answers every call as the Redis store does: the same
 results, the same orderings (due time, then key or encounter id), the same errors, and
 the same refusals before any write. The contract suite (tests/store) runs against both.
 
@@ -44,6 +44,7 @@ class _Encounter:
     commands: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     outbox: dict[str, Deadline] = field(default_factory=dict)
     snapshot: tuple[int, bytes] | None = None
+    audit: tuple[int, bytes] | None = None
 
     @property
     def version(self) -> int:
@@ -146,6 +147,23 @@ class MemoryStore(Store):
         encounter.snapshot = (version, bytes(payload))
         return True
 
+    async def save_audit(self, encounter_id: str, version: int, payload: bytes) -> bool:
+        checks.check_encounter_id(encounter_id)
+        checks.check_audit_version(version)
+        await _round_trip()
+        encounter = self._encounters.get(encounter_id)
+        if encounter is None:
+            raise EncounterNotFound(encounter_id)
+        if version > encounter.version:
+            raise InvalidArgument(
+                f"audit of version {version} is ahead of the encounter "
+                f"(version {encounter.version})"
+            )
+        if encounter.audit is not None and encounter.audit[0] > version:
+            return False
+        encounter.audit = (version, bytes(payload))
+        return True
+
     async def clear_deadline(
         self, encounter_id: str, key: str, due: float, payload: bytes | None = None
     ) -> bool:
@@ -213,6 +231,14 @@ class MemoryStore(Store):
     async def load_snapshot(self, encounter_id: str) -> tuple[int, bytes] | None:
         encounter = await self._find(encounter_id)
         return None if encounter is None else encounter.snapshot
+
+    async def load_audit(self, encounter_id: str) -> tuple[int, bytes] | None:
+        encounter = await self._find(encounter_id)
+        return None if encounter is None else encounter.audit
+
+    async def tenant_encounters(self, tenant: str | None) -> list[str]:
+        await _round_trip()
+        return sorted(eid for eid in self._encounters if checks.tenant_of(eid) == tenant)
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
         encounter = await self._find(encounter_id)

@@ -66,6 +66,13 @@ class Store(Protocol):
         `EncounterNotFound`, or `InvalidArgument` for a version ahead of the encounter."""
         ...
 
+    async def save_audit(self, encounter_id: str, version: int, payload: bytes) -> bool:
+        """Keep the verdict of an audit that read versions 1..`version`, unless one of a
+        later version is kept (one of the same version is replaced: a re-audit); True if
+        kept. `EncounterNotFound`, or `InvalidArgument` for a version ahead of the
+        encounter or below 1."""
+        ...
+
     async def clear_deadline(
         self, encounter_id: str, key: str, due: float, payload: bytes | None = None
     ) -> bool:
@@ -107,6 +114,16 @@ class Store(Protocol):
 
     async def load_snapshot(self, encounter_id: str) -> tuple[int, bytes] | None:
         """The latest snapshot kept: (version, payload)."""
+        ...
+
+    async def load_audit(self, encounter_id: str) -> tuple[int, bytes] | None:
+        """The verdict kept: (audited version, payload); None before the first."""
+        ...
+
+    async def tenant_encounters(self, tenant: str | None) -> list[str]:
+        """Every encounter stored under `tenant` (`service.domain.ids.stream_id`: ids
+        `<tenant>/<id>`), sorted; None: the encounters no tenant owns (bare ids). For
+        operators (`fray audit --all`): the Redis store scans the keyspace for them."""
         ...
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:

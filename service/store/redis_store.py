@@ -36,7 +36,7 @@ from service.store.events import (
     score_text,
     stream_id,
 )
-from service.store.keys import DEADLINE_INDEX, encounter_keys
+from service.store.keys import DEADLINE_INDEX, encounter_keys, hash_tag, meta_pattern
 from service.store.multiplex import Multiplexed
 from service.store.protocol import NO_META, Store
 
@@ -66,6 +66,7 @@ class EventStore(Store):
         self._clear_deadline = client.register_script(scripts.CLEAR_DEADLINE)
         self._outbox_range = client.register_script(scripts.OUTBOX_RANGE)
         self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
+        self._save_audit = client.register_script(scripts.SAVE_AUDIT)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -158,6 +159,19 @@ class EventStore(Store):
             )
         return status == "ok"
 
+    async def save_audit(self, encounter_id: str, version: int, payload: bytes) -> bool:
+        keys = encounter_keys(encounter_id)
+        checks.check_audit_version(version)
+        reply = await self._save_audit(keys=[keys.audit, keys.meta], args=[version, payload])
+        status = _status(reply)
+        if status == "missing":
+            raise EncounterNotFound(encounter_id)
+        if status == "ahead":
+            raise InvalidArgument(
+                f"audit of version {version} is ahead of the encounter (version {reply[1]})"
+            )
+        return status == "ok"
+
     async def clear_deadline(
         self, encounter_id: str, key: str, due: float, payload: bytes | None = None
     ) -> bool:
@@ -227,6 +241,23 @@ class EventStore(Store):
             return None
         version, _, payload = _bytes(value).partition(b":")
         return int(version), payload
+
+    async def load_audit(self, encounter_id: str) -> tuple[int, bytes] | None:
+        value = await self._client.get(encounter_keys(encounter_id).audit)
+        if value is None:
+            return None
+        version, _, payload = _bytes(value).partition(b":")
+        return int(version), payload
+
+    async def tenant_encounters(self, tenant: str | None) -> list[str]:
+        # No index yet: SCAN walks the whole keyspace (on every primary of a cluster) in
+        # batches, without blocking Redis; fine for an operator's command, not a request's.
+        found = set()
+        async for key in self._client.scan_iter(match=meta_pattern(tenant), count=1000):
+            encounter_id = hash_tag(key)
+            if encounter_id is not None and checks.tenant_of(encounter_id) == tenant:
+                found.add(encounter_id)
+        return sorted(found)
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
         return await self._outbox(encounter_id, "+inf", -1)

@@ -54,6 +54,7 @@ OPERATIONS = [
     "Query.rulesets",
     "Query.signingKeys",
     "Query.encounter",
+    "Query.audit",
     "Mutation.createEncounter",
     "Mutation.mintToken",
     "Mutation.submitCommand",

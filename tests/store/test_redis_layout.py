@@ -36,6 +36,7 @@ async def _keys_of(client: redis.asyncio.Redis, encounter_id: str) -> tuple[obje
         await client.hgetall(keys.outbox_data),
         await client.get(keys.snap),
         await client.get(keys.seed),
+        await client.get(keys.audit),
         await client.zscore(DEADLINE_INDEX, encounter_id),
     )
 
@@ -47,6 +48,7 @@ def test_every_key_of_an_encounter_carries_its_hash_tag(run_redis: Run, encounte
             encounter_id, 1, "cmd", "fp", [event(2)], deadlines=[Deadline("turn", 1e12, b"p")]
         )
         await store.save_snapshot(encounter_id, 2, b"snap")
+        await store.save_audit(encounter_id, 2, b"verdict")
         found = {key async for key in client.scan_iter(match=f"*{encounter_id}*")}
         assert found == {key.encode() for key in encounter_keys(encounter_id).all()}
         assert all(hash_tag(key) == encounter_id for key in found)

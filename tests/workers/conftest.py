@@ -22,8 +22,11 @@ import redis
 import redis.asyncio as aioredis
 
 from service.dispatch import Dispatcher
+from service.domain.canonical import canonical_bytes
 from service.embedded_redis import RedisServer
 from service.engine import Engine
+from service.store.events import version_of
+from service.store.keys import events_key
 from service.store.redis_store import EventStore
 
 FRAY = str(Path(sys.executable).parent / "fray")
@@ -138,3 +141,22 @@ def with_engine(store_url: str, queue_url: str | None, body: Any, **engine: Any)
     finally:
         if dispatcher:
             dispatcher.close()
+
+
+def corrupt(store_url: str, encounter_id: str, version: int) -> None:
+    """Edit a stored event in Redis after the fact, as someone with the store's keys could:
+    a field added to its data, its hash left as it was (a stream's entries cannot be
+    changed in place, so the stream is written again around it)."""
+    client = redis.Redis.from_url(store_url)
+    try:
+        key = events_key(encounter_id)
+        entries = client.xrange(key)
+        client.delete(key)
+        for entry_id, fields in entries:
+            if version_of(entry_id) == version:
+                body = orjson.loads(fields[b"e"])
+                body["data"]["forged"] = True
+                fields = {**fields, b"e": canonical_bytes(body)}
+            client.xadd(key, fields, id=entry_id)
+    finally:
+        client.close()

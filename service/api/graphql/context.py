@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from service.api.errors import status_of
+from service.app.audits import Audits
 from service.app.auth import Auth, Principal
 from service.app.encounters import Encounters
 from service.app.metrics import Metrics
@@ -47,6 +48,11 @@ class Context:
     def encounters(self) -> Encounters:
         encounters: Encounters = self._state.encounters
         return encounters
+
+    @property
+    def audits(self) -> Audits:
+        audits: Audits = self._state.audits
+        return audits
 
     @property
     def hub(self) -> StreamHub:

@@ -1,5 +1,5 @@
-"""Queries: rulesets, the keys receipts verify with, and an encounter as the viewer may
-see it."""
+"""Queries: rulesets, the keys receipts verify with, an encounter as the viewer may see it,
+and its audit verdict."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from service.api.graphql import fields
+from service.api.graphql.audit import audit_output
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.pydantic_types import graphql_name
 from service.api.graphql.types import Encounter, Ruleset, encounter_of
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
     SigningKeyType = Any
 else:
     from service.api.graphql.views import SigningKeyType
+
+if TYPE_CHECKING:
+    EncounterAuditType = Any  # generated at import (see pydantic_types); mypy sees Any
+else:
+    from service.api.graphql.audit import EncounterAuditType
 
 
 def _rulesets() -> list[Ruleset]:
@@ -59,3 +65,16 @@ class Query:
         except FrayError as error:
             raise graphql_error(error) from error
         return encounter_of(id, loaded, principal)
+
+    @fields.field(
+        "The audit verdict of an encounter (GM, auditor or tenant API key): `pending` until "
+        "it has ended and a worker has audited its stream."
+    )
+    async def audit(self, info: Info, id: str) -> EncounterAuditType:
+        context = info.context
+        try:
+            principal = await context.principal(id)
+            verdict = await context.audits.verdict(principal)
+        except FrayError as error:
+            raise graphql_error(error) from error
+        return audit_output(verdict)
