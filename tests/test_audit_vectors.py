@@ -23,12 +23,14 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from service.app.receipts import Signer, SigningKey
 from service.deciding import CommandRequest, Loaded, decide_envelopes
 from service.domain.canonical import ZERO_HASH, canonical_bytes, envelope_hash, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import Actor
 from service.domain.draws import Roller, draw, shuffle_from
 from service.domain.envelope import Envelope, seal
+from service.domain.receipts import verify_receipt
 from service.domain.timefmt import parse_iso
 from service.rules.registry import ruleset_named
 
@@ -337,3 +339,21 @@ def test_the_export_example_is_a_header_then_the_vector_chain():
         {"kid": receipt["kid"], "alg": "Ed25519", "public_key": receipt["public_key"]}
     ]
     assert lines == vector("chain")["lines"]
+
+
+def fray_issue(private_key: bytes, kid: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    signer = Signer([SigningKey.from_seed(kid, private_key)])
+    return signer.receipt(payload["encounter_id"], payload["version"], payload["hash"])
+
+
+def fray_verify(public_key: bytes, receipt: Mapping[str, Any]) -> bool:
+    keys = [{"kid": receipt["kid"], "alg": "Ed25519", "public_key": b64url(public_key)}]
+    return verify_receipt(receipt, keys) is None
+
+
+def test_frays_signer_issues_the_vector_receipt():
+    assert_issues_the_vector_receipt(fray_issue)
+
+
+def test_frays_verifier_verifies_the_vector_receipt():
+    assert_verifies_the_vector_receipt(fray_verify)
