@@ -131,38 +131,35 @@ class MemoryStore(Store):
         return checks.snapshot_due(self.snapshot_every, result)
 
     async def save_snapshot(self, encounter_id: str, version: int, payload: bytes) -> bool:
-        checks.check_encounter_id(encounter_id)
         checks.check_snapshot_version(version)
-        await _round_trip()
-        encounter = self._encounters.get(encounter_id)
-        if encounter is None:
-            raise EncounterNotFound(encounter_id)
-        if version > encounter.version:
-            raise InvalidArgument(
-                f"snapshot at version {version} is ahead of the encounter "
-                f"(version {encounter.version})"
-            )
+        encounter = await self._ahead_of(encounter_id, "snapshot", version)
         if encounter.snapshot is not None and encounter.snapshot[0] >= version:
             return False
         encounter.snapshot = (version, bytes(payload))
         return True
 
     async def save_audit(self, encounter_id: str, version: int, payload: bytes) -> bool:
-        checks.check_encounter_id(encounter_id)
         checks.check_audit_version(version)
+        encounter = await self._ahead_of(encounter_id, "audit", version)
+        if encounter.audit is not None and encounter.audit[0] > version:
+            return False  # a re-audit of the same version replaces it, a later one is kept
+        encounter.audit = (version, bytes(payload))
+        return True
+
+    async def _ahead_of(self, encounter_id: str, what: str, version: int) -> _Encounter:
+        """The encounter a record of `version` is saved for, refused if it is not there or
+        the record is ahead of it (the Redis store's SAVE_AT_VERSION, checked alike)."""
+        checks.check_encounter_id(encounter_id)
         await _round_trip()
         encounter = self._encounters.get(encounter_id)
         if encounter is None:
             raise EncounterNotFound(encounter_id)
         if version > encounter.version:
             raise InvalidArgument(
-                f"audit of version {version} is ahead of the encounter "
+                f"{what} of version {version} is ahead of the encounter "
                 f"(version {encounter.version})"
             )
-        if encounter.audit is not None and encounter.audit[0] > version:
-            return False
-        encounter.audit = (version, bytes(payload))
-        return True
+        return encounter
 
     async def clear_deadline(
         self, encounter_id: str, key: str, due: float, payload: bytes | None = None

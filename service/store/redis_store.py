@@ -65,8 +65,7 @@ class EventStore(Store):
         self._append = client.register_script(scripts.APPEND)
         self._clear_deadline = client.register_script(scripts.CLEAR_DEADLINE)
         self._outbox_range = client.register_script(scripts.OUTBOX_RANGE)
-        self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
-        self._save_audit = client.register_script(scripts.SAVE_AUDIT)
+        self._save_at_version = client.register_script(scripts.SAVE_AT_VERSION)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -147,28 +146,29 @@ class EventStore(Store):
         return checks.snapshot_due(self.snapshot_every, result)
 
     async def save_snapshot(self, encounter_id: str, version: int, payload: bytes) -> bool:
-        keys = encounter_keys(encounter_id)
         checks.check_snapshot_version(version)
-        reply = await self._save_snapshot(keys=[keys.snap, keys.meta], args=[version, payload])
-        status = _status(reply)
-        if status == "missing":
-            raise EncounterNotFound(encounter_id)
-        if status == "ahead":
-            raise InvalidArgument(
-                f"snapshot at version {version} is ahead of the encounter (version {reply[1]})"
-            )
-        return status == "ok"
+        keys = encounter_keys(encounter_id)
+        return await self._save(encounter_id, "snapshot", keys.snap, version, payload, False)
 
     async def save_audit(self, encounter_id: str, version: int, payload: bytes) -> bool:
-        keys = encounter_keys(encounter_id)
         checks.check_audit_version(version)
-        reply = await self._save_audit(keys=[keys.audit, keys.meta], args=[version, payload])
+        keys = encounter_keys(encounter_id)
+        return await self._save(encounter_id, "audit", keys.audit, version, payload, True)
+
+    async def _save(
+        self, encounter_id: str, what: str, key: str, version: int, payload: bytes, same: bool
+    ) -> bool:
+        """Keep a record of `version` unless one of a later version (or, unless `same`, of
+        this version) is kept; True if kept."""
+        keys = encounter_keys(encounter_id)
+        args: list[int | bytes | str] = [version, payload, "1" if same else "0"]
+        reply = await self._save_at_version(keys=[key, keys.meta], args=args)
         status = _status(reply)
         if status == "missing":
             raise EncounterNotFound(encounter_id)
         if status == "ahead":
             raise InvalidArgument(
-                f"audit of version {version} is ahead of the encounter (version {reply[1]})"
+                f"{what} of version {version} is ahead of the encounter (version {reply[1]})"
             )
         return status == "ok"
 

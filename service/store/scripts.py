@@ -159,9 +159,11 @@ end
 return out
 """
 
-# KEYS: snap, meta
-# ARGV: version, payload
-SAVE_SNAPSHOT = """
+# KEYS: the record's key (a snapshot, an audit verdict), meta
+# ARGV: version, payload, '1' if a record of the same version is replaced ('0' if kept)
+# A record of a later version is never replaced: a snapshot folded, or an audit that read
+# less, finishing last. The value is "<version>:<payload>".
+SAVE_AT_VERSION = """
 local head = redis.call('HGET', KEYS[2], 'version')
 if not head then
   return {'missing'}
@@ -173,31 +175,8 @@ end
 local current = redis.call('GET', KEYS[1])
 if current then
   local sep = string.find(current, ':', 1, true)
-  if tonumber(string.sub(current, 1, sep - 1)) >= version then
-    return {'stale'}
-  end
-end
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2])
-return {'ok'}
-"""
-
-# KEYS: audit, meta
-# ARGV: audited version, payload
-# A verdict replaces one of the same version (a re-audit of the same stream), never one of
-# a later version (an audit that read less, finishing last).
-SAVE_AUDIT = """
-local head = redis.call('HGET', KEYS[2], 'version')
-if not head then
-  return {'missing'}
-end
-local version = tonumber(ARGV[1])
-if version > tonumber(head) then
-  return {'ahead', tonumber(head)}
-end
-local current = redis.call('GET', KEYS[1])
-if current then
-  local sep = string.find(current, ':', 1, true)
-  if tonumber(string.sub(current, 1, sep - 1)) > version then
+  local kept = tonumber(string.sub(current, 1, sep - 1))
+  if kept > version or (kept == version and ARGV[3] ~= '1') then
     return {'stale'}
   end
 end
