@@ -41,3 +41,17 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 def encounter_id() -> str:
     """A fresh encounter id, so tests sharing one server never see each other's keys."""
     return f"enc-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session")
+def queue_server() -> Iterator[RedisServer]:
+    """A second redis-server for RQ's queues, where a test keeps them apart from the store
+    (FRAY_QUEUE_REDIS_URL)."""
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture
+def queue_url(queue_server: RedisServer) -> Iterator[str]:
+    yield queue_server.url
+    redis.Redis.from_url(queue_server.url).flushall()  # no job outlives its test

@@ -11,7 +11,7 @@ metric of a failed audit) the store is a Redis of the test's own.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -43,18 +43,6 @@ query A($id: String!) {
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def queue_server() -> Iterator[RedisServer]:
-    with RedisServer() as server:
-        yield server
-
-
-@pytest.fixture
-def queue_url(queue_server: RedisServer) -> Iterator[str]:
-    yield queue_server.url
-    redis.Redis.from_url(queue_server.url).flushall()  # no job outlives its test
 
 
 def eventually(read: Callable[[], Any], done: Callable[[Any], bool]) -> Any:

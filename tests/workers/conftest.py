@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 import redis
 import redis.asyncio as aioredis
 
 from service.dispatch import Dispatcher
 from service.domain.canonical import canonical_bytes
-from service.embedded_redis import RedisServer
 from service.engine import Engine
 from service.store.events import version_of
 from service.store.keys import events_key
@@ -33,18 +31,6 @@ FRAY = str(Path(sys.executable).parent / "fray")
 # A deadline goes through RQ's scheduler (polls each second) or the sweeper (2 s grace,
 # 1 s interval) and a job: well under this on any machine, however busy.
 FIRE_TIMEOUT = 30.0
-
-
-@pytest.fixture(scope="session")
-def queue_server() -> Iterator[RedisServer]:
-    with RedisServer() as server:
-        yield server
-
-
-@pytest.fixture
-def queue_url(queue_server: RedisServer) -> Iterator[str]:
-    yield queue_server.url
-    redis.Redis.from_url(queue_server.url).flushall()  # no job outlives its test
 
 
 @dataclass(frozen=True)
