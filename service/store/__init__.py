@@ -5,6 +5,7 @@
 
 from service.store.errors import (
     CommandIdReused,
+    EncounterArchived,
     EncounterExists,
     EncounterNotFound,
     HubClosed,
@@ -25,6 +26,7 @@ __all__ = [
     "AppendResult",
     "CommandIdReused",
     "Deadline",
+    "EncounterArchived",
     "EncounterExists",
     "EncounterNotFound",
     "EventStore",

@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from service.store.errors import InvalidArgument
 from service.store.events import AppendResult, Deadline, StoredEvent, check_due
 
-RESERVED_META = frozenset({"version", "hash", "created"})
+RESERVED_META = frozenset({"version", "hash", "created", "updated", "status"})
+# What `fill_meta` may not set: the head and the creation time are the store's alone.
+UNFILLABLE_META = frozenset({"version", "hash", "created"})
 
 # Braces would break the Redis store's hash tag and whitespace makes keys hard to handle in
 # tooling; every store refuses the same ids, so an encounter can move between stores.
@@ -27,6 +29,15 @@ def check_encounter_id(encounter_id: str) -> str:
     return encounter_id
 
 
+def retention_ms(retention: float | None) -> int:
+    """A retention period (seconds; None: for ever) as the scripts take it (ms; 0: for ever)."""
+    if retention is None:
+        return 0
+    if not retention > 0:
+        raise InvalidArgument(f"retention must be a positive number of seconds, got {retention}")
+    return max(1, round(retention * 1000))
+
+
 def check_snapshot_every(snapshot_every: int) -> int:
     if snapshot_every < 1:
         raise InvalidArgument("snapshot_every must be at least 1")
@@ -39,6 +50,12 @@ def check_create(first: StoredEvent, meta: Mapping[str, str]) -> None:
     clash = RESERVED_META.intersection(meta)
     if clash:
         raise InvalidArgument(f"meta fields {sorted(clash)} are reserved by the store")
+
+
+def check_fill(fields: Mapping[str, str]) -> None:
+    clash = UNFILLABLE_META.intersection(fields)
+    if clash:
+        raise InvalidArgument(f"meta fields {sorted(clash)} are kept by the store alone")
 
 
 def check_append(

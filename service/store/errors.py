@@ -63,6 +63,16 @@ class EncounterExists(StoreError):
         self.encounter_id = encounter_id
 
 
+class EncounterArchived(StoreError):
+    """The encounter is archived: it takes no more appends."""
+
+    code = "store/encounter-archived"
+
+    def __init__(self, encounter_id: str) -> None:
+        super().__init__(f"encounter {encounter_id!r} is archived")
+        self.encounter_id = encounter_id
+
+
 class StoreCorrupted(StoreError):
     """The encounter's metadata and its stream disagree; the store refuses to write."""
 

@@ -4,7 +4,8 @@ Every key of one encounter carries the hash tag ``{<encounter id>}`` so that, in
 Cluster, all of them live in one slot and a Lua script may touch them together:
 
     fray:{<id>}:events       stream; entry id "<version>-0", fields e=body, h=hash
-    fray:{<id>}:meta         hash; version, hash, created, plus caller fields (e.g. ruleset)
+    fray:{<id>}:meta         hash; version, hash, created, updated, status, plus caller
+                             fields (ruleset, ruleset_version, title)
     fray:{<id>}:cmds         hash; command id -> "<first>:<last>:<fingerprint>"
     fray:{<id>}:outbox       zset; deadline key scored by its due time (epoch seconds)
     fray:{<id>}:outbox-data  hash; deadline key -> payload
@@ -13,7 +14,15 @@ Cluster, all of them live in one slot and a Lua script may touch them together:
     fray:{<id>}:audit        string; "<audited version>:<payload>", the last audit's verdict
 
 plus one global key, ``fray:deadlines`` (zset: encounter id scored by its earliest due
-deadline), which is the only key outside an encounter's slot.
+deadline), and per tenant, on the tenant's own slot (hash tag ``{<tenant>}``):
+
+    fray:tenant:{<tenant>}:encounters   zset; stored id scored by its updated time (ms)
+    fray:tenant:{<tenant>}:backfilled   string; set once the encounters stored before the
+                                        index existed were entered in it
+
+(``fray:untenanted:encounters`` and ``fray:untenanted:backfilled`` for bare ids). A tenant's
+keys are on another slot than its encounters', so no script writes both: see
+`service.store.redis_index`.
 """
 
 from __future__ import annotations
@@ -38,9 +47,10 @@ class EncounterKeys:
     audit: str
 
     def all(self) -> tuple[str, ...]:
+        """Every key, meta first: the order the scripts that write them all take them in."""
         return (
-            self.events,
             self.meta,
+            self.events,
             self.cmds,
             self.outbox,
             self.outbox_data,
@@ -65,6 +75,20 @@ def encounter_keys(encounter_id: str) -> EncounterKeys:
         seed=f"{prefix}:seed",
         audit=f"{prefix}:audit",
     )
+
+
+def tenant_index(tenant: str | None) -> str:
+    """The tenant's index of encounters (`service.store.listing`)."""
+    return f"{_tenant_prefix(tenant)}:encounters"
+
+
+def tenant_backfilled(tenant: str | None) -> str:
+    """Set once the tenant's encounters stored before the index existed are entered in it."""
+    return f"{_tenant_prefix(tenant)}:backfilled"
+
+
+def _tenant_prefix(tenant: str | None) -> str:
+    return "fray:untenanted" if tenant is None else f"fray:tenant:{{{tenant}}}"
 
 
 def events_key(encounter_id: str) -> str:

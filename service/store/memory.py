@@ -2,14 +2,18 @@
 
 It keeps what the Redis store keeps (each encounter's events, meta, seed, command records,
 outbox, snapshot and audit verdict, plus the global index of each encounter's earliest
-deadline) in dictionaries of one process, and answers every call as the Redis store does: the same
-results, the same orderings (due time, then key or encounter id), the same errors, and
-the same refusals before any write. The contract suite (tests/store) runs against both.
+deadline and each tenant's index of encounters) in dictionaries of one process, and
+answers every call as the Redis store does: the same results, the same orderings (due
+time, then key or encounter id), the same errors, and the same refusals before any write.
+The contract suite (tests/store) runs against both.
 
 What it does not do: persist anything (the data lives as long as the object), share an
 encounter between processes, or serve subscriptions (`StreamHub` reads Redis streams), and
 it never raises `StoreCorrupted` (nothing but its own appends writes its streams) or
-`StoreUnavailable`.
+`StoreUnavailable`. Its index writes cannot fail half way, so its index is never behind
+its meta as the Redis store's may be (`service.store.redis_index`); an encounter past its
+retention is dropped when next touched, as Redis drops an expired key, and its index entry
+left for a page to find gone, as in Redis.
 
 Every call yields to the event loop once, as a round trip to Redis would, so concurrent
 callers interleave between calls as they do against Redis; then it does all of its work
@@ -21,18 +25,33 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from service.store import checks
 from service.store.errors import (
     CommandIdReused,
+    EncounterArchived,
     EncounterExists,
     EncounterNotFound,
     InvalidArgument,
     VersionConflict,
 )
 from service.store.events import AppendResult, Deadline, Head, StoredEvent, check_due
+from service.store.listing import (
+    ACTIVE,
+    ARCHIVED,
+    GHOST_GRACE_MS,
+    RETAINED,
+    IndexPage,
+    Listed,
+    Position,
+    check_page,
+    check_status,
+    millis,
+    seconds_text,
+    select,
+)
 from service.store.protocol import NO_META, Store
 
 
@@ -45,10 +64,15 @@ class _Encounter:
     outbox: dict[str, Deadline] = field(default_factory=dict)
     snapshot: tuple[int, bytes] | None = None
     audit: tuple[int, bytes] | None = None
+    expires: float | None = None  # when it is dropped (its retention ran out)
 
     @property
     def version(self) -> int:
         return int(self.meta["version"])
+
+    @property
+    def status(self) -> str:
+        return self.meta["status"]
 
     def deadlines(self, max_due: float, limit: int | None) -> list[Deadline]:
         due = sorted(
@@ -58,13 +82,24 @@ class _Encounter:
 
 
 class MemoryStore(Store):
-    """Encounters in this process's memory. `snapshot_every` as for the Redis store."""
+    """Encounters in this process's memory. `snapshot_every`, `retention` and `clock` as
+    for the Redis store."""
 
-    def __init__(self, snapshot_every: int = 100) -> None:
+    def __init__(
+        self,
+        snapshot_every: int = 100,
+        retention: float | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.snapshot_every = checks.check_snapshot_every(snapshot_every)
+        checks.retention_ms(retention)
+        self._retention = retention
+        self._clock = clock
         self._encounters: dict[str, _Encounter] = {}
         # Encounter id -> its earliest deadline's due time, as Redis keeps `fray:deadlines`.
         self._index: dict[str, float] = {}
+        # Tenant -> stored id -> updated (ms), as Redis keeps `fray:tenant:{t}:encounters`.
+        self._tenants: dict[str | None, dict[str, int]] = {}
 
     # -- writing -------------------------------------------------------------------------
 
@@ -78,12 +113,20 @@ class MemoryStore(Store):
         checks.check_encounter_id(encounter_id)
         checks.check_create(first, meta)
         await _round_trip()
-        if encounter_id in self._encounters:
+        if self._live(encounter_id) is not None:
             raise EncounterExists(encounter_id)
-        fields = {"version": "1", "hash": first.hash, "created": repr(time.time())}
+        now = self._now_ms()
+        fields = {
+            "version": "1",
+            "hash": first.hash,
+            "created": seconds_text(now),
+            "updated": seconds_text(now),
+            "status": ACTIVE,
+        }
         self._encounters[encounter_id] = _Encounter(
             events=[_copy(first)], meta={**fields, **meta}, seed=bytes(seed)
         )
+        self._enter(encounter_id, now)
         return AppendResult(first_version=1, last_version=1, duplicate=False)
 
     async def append(
@@ -95,11 +138,13 @@ class MemoryStore(Store):
         events: Sequence[StoredEvent],
         deadlines: Sequence[Deadline] = (),
         cancel: Sequence[str] = (),
+        status: str | None = None,
     ) -> AppendResult:
         checks.check_encounter_id(encounter_id)
         checks.check_append(expected_version, command_id, events, deadlines, cancel)
+        check_status(status)
         await _round_trip()
-        encounter = self._encounters.get(encounter_id)
+        encounter = self._live(encounter_id)
         # The Redis script's order: the command record first, so a retry gets its first
         # outcome whatever version it expected.
         record = encounter.commands.get(command_id) if encounter else None
@@ -110,12 +155,17 @@ class MemoryStore(Store):
             return AppendResult(first, last, duplicate=True)
         if encounter is None:
             raise EncounterNotFound(encounter_id)
+        if encounter.meta["status"] == ARCHIVED:
+            raise EncounterArchived(encounter_id)
         if encounter.version != expected_version:
             raise VersionConflict(expected_version, encounter.version)
         first, last = expected_version + 1, expected_version + len(events)
         encounter.events += [_copy(event) for event in events]
         if events:
+            now = self._now_ms()
             encounter.meta.update(version=str(last), hash=events[-1].hash)
+            encounter.meta.update(updated=seconds_text(now), status=status or encounter.status)
+            self._enter(encounter_id, now)
         encounter.commands[command_id] = (first, last, fingerprint)
         for deadline in deadlines:
             encounter.outbox[deadline.key] = Deadline(
@@ -125,7 +175,30 @@ class MemoryStore(Store):
             encounter.outbox.pop(key, None)
         if deadlines or cancel:
             self._sync_index(encounter_id, encounter)
+        self._retain(encounter)
         return AppendResult(first, last, duplicate=False)
+
+    async def archive(self, encounter_id: str) -> dict[str, str]:
+        encounter = await self._find(encounter_id)
+        if encounter is None:
+            raise EncounterNotFound(encounter_id)
+        if encounter.status != ARCHIVED:
+            now = self._now_ms()
+            encounter.meta.update(status=ARCHIVED, updated=seconds_text(now))
+            self._retain(encounter)
+            self._enter(encounter_id, now)
+        return dict(encounter.meta)
+
+    async def fill_meta(self, encounter_id: str, fields: Mapping[str, str]) -> bool:
+        checks.check_fill(fields)
+        encounter = await self._find(encounter_id)
+        if encounter is None:
+            return False
+        missing = {k: v for k, v in fields.items() if k not in encounter.meta}
+        encounter.meta.update(missing)
+        if "updated" in missing:
+            self._enter(encounter_id, millis(missing["updated"]))
+        return True
 
     def snapshot_due(self, result: AppendResult) -> bool:
         return checks.snapshot_due(self.snapshot_every, result)
@@ -136,6 +209,7 @@ class MemoryStore(Store):
         if encounter.snapshot is not None and encounter.snapshot[0] >= version:
             return False
         encounter.snapshot = (version, bytes(payload))
+        self._retain(encounter)
         return True
 
     async def save_audit(self, encounter_id: str, version: int, payload: bytes) -> bool:
@@ -144,6 +218,7 @@ class MemoryStore(Store):
         if encounter.audit is not None and encounter.audit[0] > version:
             return False  # a re-audit of the same version replaces it, a later one is kept
         encounter.audit = (version, bytes(payload))
+        self._retain(encounter)
         return True
 
     async def _ahead_of(self, encounter_id: str, what: str, version: int) -> _Encounter:
@@ -151,7 +226,7 @@ class MemoryStore(Store):
         the record is ahead of it (the Redis store's SAVE_AT_VERSION, checked alike)."""
         checks.check_encounter_id(encounter_id)
         await _round_trip()
-        encounter = self._encounters.get(encounter_id)
+        encounter = self._live(encounter_id)
         if encounter is None:
             raise EncounterNotFound(encounter_id)
         if version > encounter.version:
@@ -167,7 +242,7 @@ class MemoryStore(Store):
         checks.check_encounter_id(encounter_id)
         due = check_due(due)
         await _round_trip()
-        encounter = self._encounters.get(encounter_id)
+        encounter = self._live(encounter_id)
         pending = encounter.outbox.get(key) if encounter else None
         if encounter is None or pending is None or pending.due != due:
             return False
@@ -176,6 +251,16 @@ class MemoryStore(Store):
         del encounter.outbox[key]
         self._sync_index(encounter_id, encounter)
         return True
+
+    def _retain(self, encounter: _Encounter) -> None:
+        if self._retention is not None and encounter.status in RETAINED:
+            encounter.expires = self._clock() + self._retention
+
+    def _enter(self, encounter_id: str, updated: int) -> None:
+        self._tenants.setdefault(checks.tenant_of(encounter_id), {})[encounter_id] = updated
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
 
     def _sync_index(self, encounter_id: str, encounter: _Encounter) -> None:
         if encounter.outbox:
@@ -235,7 +320,31 @@ class MemoryStore(Store):
 
     async def tenant_encounters(self, tenant: str | None) -> list[str]:
         await _round_trip()
-        return sorted(eid for eid in self._encounters if checks.tenant_of(eid) == tenant)
+        entries = self._tenants.get(tenant, {})
+        return sorted(eid for eid in entries if self._live(eid) is not None)
+
+    async def tenant_page(
+        self,
+        tenant: str | None,
+        *,
+        count: int,
+        after: Position | None = None,
+        newest: int | None = None,
+        oldest: int | None = None,
+    ) -> IndexPage:
+        check_page(count, newest, oldest)
+        await _round_trip()
+        entries = self._tenants.get(tenant, {})
+        positions = select(entries, count, after, newest, oldest)
+        listed = []
+        for position in positions:
+            encounter = self._live(position.encounter_id)
+            if encounter is None:
+                if self._now_ms() - position.updated > GHOST_GRACE_MS:
+                    del entries[position.encounter_id]
+                continue
+            listed.append(Listed(position, dict(encounter.meta)))
+        return IndexPage(listed, positions[-1] if len(positions) == count else None)
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
         encounter = await self._find(encounter_id)
@@ -250,17 +359,30 @@ class MemoryStore(Store):
         # first `limit` due deadlines.
         index = sorted((due, eid) for eid, due in self._index.items() if due <= now)[:limit]
         found = [
-            (eid, deadline)
-            for _, eid in index
-            for deadline in self._encounters[eid].deadlines(now, limit)
+            (eid, deadline) for _, eid in index for deadline in self._deadlines_of(eid, now, limit)
         ]
         found.sort(key=lambda item: (item[1].due, item[0], item[1].key))
         return found[:limit]
 
+    def _deadlines_of(self, encounter_id: str, now: float, limit: int) -> list[Deadline]:
+        encounter = self._live(encounter_id)
+        return [] if encounter is None else encounter.deadlines(now, limit)
+
     async def _find(self, encounter_id: str) -> _Encounter | None:
         checks.check_encounter_id(encounter_id)
         await _round_trip()
-        return self._encounters.get(encounter_id)
+        return self._live(encounter_id)
+
+    def _live(self, encounter_id: str) -> _Encounter | None:
+        """The encounter, unless it is not there or its retention has run out (then it is
+        dropped, as Redis drops expired keys: its tenant index entry stays, for a page to
+        find gone)."""
+        encounter = self._encounters.get(encounter_id)
+        if encounter is None or encounter.expires is None or self._clock() < encounter.expires:
+            return encounter
+        del self._encounters[encounter_id]
+        self._index.pop(encounter_id, None)
+        return None
 
 
 async def _round_trip() -> None:

@@ -7,6 +7,11 @@ contract: it reads Redis streams directly.
 
 Every method refuses a malformed encounter id, a negative version and the like with
 `InvalidArgument` before it reads or writes anything. Event bodies are opaque bytes.
+
+Besides the events, a store keeps each encounter's summary in its meta (`status`: active,
+ended or archived; `created` and `updated`, seconds since the epoch), a per-tenant index
+of encounters by updated time (`service.store.listing`), and, when given a retention
+period, lets an ended or archived encounter expire that long after its last write.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from types import MappingProxyType
 from typing import Protocol
 
 from service.store.events import AppendResult, Deadline, Head, StoredEvent
+from service.store.listing import IndexPage, Position
 
 NO_META: Mapping[str, str] = MappingProxyType({})
 
@@ -31,8 +37,9 @@ class Store(Protocol):
         meta: Mapping[str, str] = NO_META,
     ) -> AppendResult:
         """A new encounter whose stream holds `first` (version 1), with its seed and meta
-        fields (`version`, `hash` and `created` are the store's own). `EncounterExists` if
-        the id is taken; the existing encounter is left as it was."""
+        fields (`version`, `hash`, `created`, `updated` and `status` are the store's own:
+        `status` starts active), entered in its tenant's index. `EncounterExists` if the id
+        is taken; the existing encounter is left as it was."""
         ...
 
     async def append(
@@ -44,16 +51,32 @@ class Store(Protocol):
         events: Sequence[StoredEvent],
         deadlines: Sequence[Deadline] = (),
         cancel: Sequence[str] = (),
+        status: str | None = None,
     ) -> AppendResult:
         """Append a command's events (versions expected_version + 1, ...), record its
         command id, set `deadlines` (the same key moves one) and drop the `cancel` keys
-        from the outbox: all of it or, on any refusal, none of it.
+        from the outbox: all of it or, on any refusal, none of it. An append of events
+        sets `updated` (and the encounter's place in its tenant's index) and, given one,
+        the `status` the events leave it in (active or ended).
 
         A command id already recorded answers its first outcome with `duplicate` and writes
         nothing, whatever version it expected; with another fingerprint it is
-        `CommandIdReused`. Then `EncounterNotFound`, then `VersionConflict(expected,
-        actual)` unless the encounter is exactly at `expected_version`. An append of no
-        events records its command id (the range first = version + 1, last = version)."""
+        `CommandIdReused`. Then `EncounterNotFound`, then `EncounterArchived`, then
+        `VersionConflict(expected, actual)` unless the encounter is exactly at
+        `expected_version`. An append of no events records its command id (the range
+        first = version + 1, last = version)."""
+        ...
+
+    async def archive(self, encounter_id: str) -> dict[str, str]:
+        """Archive the encounter: from now on every append is refused (`EncounterArchived`),
+        while reads go on. The first call sets `status` archived and `updated`; a later one
+        changes nothing. Answers the meta after it. `EncounterNotFound`."""
+        ...
+
+    async def fill_meta(self, encounter_id: str, fields: Mapping[str, str]) -> bool:
+        """Set each of `fields` the meta lacks (the summary of an encounter stored before
+        the store kept one), leaving those it has; False for an unknown encounter.
+        `version`, `hash` and `created` may not be given."""
         ...
 
     def snapshot_due(self, result: AppendResult) -> bool:
@@ -122,8 +145,25 @@ class Store(Protocol):
 
     async def tenant_encounters(self, tenant: str | None) -> list[str]:
         """Every encounter stored under `tenant` (`service.domain.ids.stream_id`: ids
-        `<tenant>/<id>`), sorted; None: the encounters no tenant owns (bare ids). For
-        operators (`fray audit --all`): the Redis store scans the keyspace for them."""
+        `<tenant>/<id>`), sorted; None: the encounters no tenant owns (bare ids). Read from
+        the tenant's index (the Redis store first enters, once, the encounters stored
+        before it kept one: see `service.store.redis_index`)."""
+        ...
+
+    async def tenant_page(
+        self,
+        tenant: str | None,
+        *,
+        count: int,
+        after: Position | None = None,
+        newest: int | None = None,
+        oldest: int | None = None,
+    ) -> IndexPage:
+        """Up to `count` entries of the tenant's index after `after` (from the newest when
+        None), newest updated first, with `oldest` <= updated <= `newest` (ms, by the
+        index), each with its meta. Entries of encounters that are gone are left out of
+        `listed` (and dropped from the index once past `GHOST_GRACE_MS`) but count towards
+        `count`, so a page may list fewer: only `last` None says the index has no more."""
         ...
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:

@@ -7,13 +7,14 @@ with its events. Stream entry ids are "<version>-0", so reading after a version 
 range scan.
 
 Key layout: see `service.store.keys`. Scripts, and the Redis Cluster caveat about the
-global deadline index: see `service.store.scripts`.
+global deadline index: see `service.store.scripts`. The tenant index of encounters, and how
+a missed write to it is repaired: see `service.store.redis_index`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio
@@ -21,6 +22,7 @@ import redis.asyncio
 from service.store import checks, scripts
 from service.store.errors import (
     CommandIdReused,
+    EncounterArchived,
     EncounterExists,
     EncounterNotFound,
     InvalidArgument,
@@ -36,15 +38,26 @@ from service.store.events import (
     score_text,
     stream_id,
 )
-from service.store.keys import DEADLINE_INDEX, encounter_keys, hash_tag, meta_pattern
+from service.store.keys import DEADLINE_INDEX, encounter_keys
+from service.store.listing import (
+    IndexPage,
+    Position,
+    check_page,
+    check_status,
+    millis,
+    seconds_text,
+)
 from service.store.multiplex import Multiplexed
 from service.store.protocol import NO_META, Store
+from service.store.redis_index import RedisIndex
 
 
 class EventStore(Store):
     """Encounters as Redis streams, on a `redis.asyncio.Redis` built with decode_responses=False.
 
     `snapshot_every` is advice for callers (see `snapshot_due`); the store never snapshots.
+    `retention` (seconds; None keeps everything for ever) is how long an ended or archived
+    encounter is kept after its last write. `clock` gives the `created` and `updated` times.
     Beyond the contract, an append refuses with `StoreCorrupted` when the stream has run
     ahead of the encounter's meta (written to by hand), and every call raises
     `StoreUnavailable` while Redis is away (given a `clients.redis_client`).
@@ -55,8 +68,12 @@ class EventStore(Store):
         client: redis.asyncio.Redis,
         snapshot_every: int = 100,
         multiplexed: Multiplexed | None = None,
+        retention: float | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.snapshot_every = checks.check_snapshot_every(snapshot_every)
+        self._retention_ms = checks.retention_ms(retention)
+        self._index = RedisIndex(client, multiplexed, clock)
         self._client = client
         # Appends go through the pipelined connection when there is one (the API's
         # command path); everything else through redis-py.
@@ -66,6 +83,8 @@ class EventStore(Store):
         self._clear_deadline = client.register_script(scripts.CLEAR_DEADLINE)
         self._outbox_range = client.register_script(scripts.OUTBOX_RANGE)
         self._save_at_version = client.register_script(scripts.SAVE_AT_VERSION)
+        self._archive = client.register_script(scripts.ARCHIVE)
+        self._fill_meta = client.register_script(scripts.FILL_META)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -78,12 +97,17 @@ class EventStore(Store):
     ) -> AppendResult:
         keys = encounter_keys(encounter_id)
         checks.check_create(first, meta)
-        args: list[str | bytes] = [first.hash, first.body, seed, repr(time.time())]
+        now = self._index.now_ms()
+        args: list[str | bytes] = [first.hash, first.body, seed, seconds_text(now)]
         for field, value in meta.items():
             args += [field, value]
+        # Entered before it exists: a create that dies half way leaves an entry that a
+        # page drops, never an encounter that no page lists.
+        await self._index.enter(encounter_id, now)
         reply = await self._create(keys=[keys.meta, keys.events, keys.seed], args=args)
         if _status(reply) == "exists":
             raise EncounterExists(encounter_id)
+        await self._index.touch(encounter_id, now)
         return AppendResult(first_version=1, last_version=1, duplicate=False)
 
     async def append(
@@ -95,15 +119,21 @@ class EventStore(Store):
         events: Sequence[StoredEvent],
         deadlines: Sequence[Deadline] = (),
         cancel: Sequence[str] = (),
+        status: str | None = None,
     ) -> AppendResult:
         keys = encounter_keys(encounter_id)
         # The script trusts these; checking here keeps every refusal ahead of any write.
         checks.check_append(expected_version, command_id, events, deadlines, cancel)
+        check_status(status)
+        now = self._index.now_ms()
         args: list[str | bytes | int] = [
             expected_version,
             command_id,
             fingerprint,
             encounter_id,
+            status or "",
+            seconds_text(now),
+            self._retention_ms,
             len(events),
         ]
         for event in events:
@@ -113,33 +143,52 @@ class EventStore(Store):
             args += [deadline.key, score_text(deadline.due), deadline.payload]
         args.append(len(cancel))
         args += cancel
-        script_keys = [
-            keys.meta,
-            keys.events,
-            keys.cmds,
-            keys.outbox,
-            keys.outbox_data,
-            DEADLINE_INDEX,
-        ]
+        script_keys = [*keys.all(), DEADLINE_INDEX]
         if self._multiplexed is not None:
             script = self._append
             reply = await self._multiplexed.evalsha(script.script, script.sha, script_keys, args)
         else:
             reply = await self._append(keys=script_keys, args=args)
-        status = _status(reply)
-        if status == "ok":
+        answer = _status(reply)
+        if answer == "ok":
+            if events:
+                await self._index.touch(encounter_id, now)
             return AppendResult(int(reply[1]), int(reply[2]), duplicate=False)
-        if status == "duplicate":
+        if answer == "duplicate":
             return AppendResult(int(reply[1]), int(reply[2]), duplicate=True)
-        if status == "reused":
+        if answer == "reused":
             raise CommandIdReused(command_id)
-        if status == "missing":
+        if answer == "missing":
             raise EncounterNotFound(encounter_id)
-        if status == "conflict":
+        if answer == "archived":
+            raise EncounterArchived(encounter_id)
+        if answer == "conflict":
             raise VersionConflict(expected_version, int(reply[1]))
-        if status == "corrupt":
+        if answer == "corrupt":
             raise StoreCorrupted(encounter_id, int(reply[1]), int(reply[2]))
         raise RuntimeError(f"unexpected reply from the append script: {reply!r}")
+
+    async def archive(self, encounter_id: str) -> dict[str, str]:
+        keys = encounter_keys(encounter_id)
+        now = self._index.now_ms()
+        reply = await self._archive(keys=keys.all(), args=[seconds_text(now), self._retention_ms])
+        if _status(reply) == "missing":
+            raise EncounterNotFound(encounter_id)
+        if int(reply[1]):
+            await self._index.touch(encounter_id, now)
+        flat = [_text(item) for item in reply[2:]]
+        return dict(zip(flat[::2], flat[1::2], strict=True))
+
+    async def fill_meta(self, encounter_id: str, fields: Mapping[str, str]) -> bool:
+        keys = encounter_keys(encounter_id)
+        checks.check_fill(fields)
+        args = [item for pair in fields.items() for item in pair]
+        reply = await self._fill_meta(keys=[keys.meta], args=args)
+        if _status(reply) == "missing":
+            return False
+        if "updated" in {_text(field) for field in reply[1:]}:
+            await self._index.touch(encounter_id, millis(fields["updated"]))
+        return True
 
     def snapshot_due(self, result: AppendResult) -> bool:
         """Whether an append crossed a multiple of `snapshot_every` (the caller snapshots)."""
@@ -162,7 +211,8 @@ class EventStore(Store):
         this version) is kept; True if kept."""
         keys = encounter_keys(encounter_id)
         args: list[int | bytes | str] = [version, payload, "1" if same else "0"]
-        reply = await self._save_at_version(keys=[key, keys.meta], args=args)
+        args.append(self._retention_ms)
+        reply = await self._save_at_version(keys=[key, *keys.all()], args=args)
         status = _status(reply)
         if status == "missing":
             raise EncounterNotFound(encounter_id)
@@ -250,14 +300,19 @@ class EventStore(Store):
         return int(version), payload
 
     async def tenant_encounters(self, tenant: str | None) -> list[str]:
-        # No index yet: SCAN walks the whole keyspace (on every primary of a cluster) in
-        # batches, without blocking Redis; fine for an operator's command, not a request's.
-        found = set()
-        async for key in self._client.scan_iter(match=meta_pattern(tenant), count=1000):
-            encounter_id = hash_tag(key)
-            if encounter_id is not None and checks.tenant_of(encounter_id) == tenant:
-                found.add(encounter_id)
-        return sorted(found)
+        return await self._index.members(tenant)
+
+    async def tenant_page(
+        self,
+        tenant: str | None,
+        *,
+        count: int,
+        after: Position | None = None,
+        newest: int | None = None,
+        oldest: int | None = None,
+    ) -> IndexPage:
+        check_page(count, newest, oldest)
+        return await self._index.page(tenant, count, after, newest, oldest)
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
         return await self._outbox(encounter_id, "+inf", -1)

@@ -12,7 +12,14 @@ Cluster note: every key passed to a script shares the encounter's hash tag excep
 ``fray:deadlines``, the global deadline index, which APPEND and CLEAR_DEADLINE also
 maintain. That is fine on a single Redis (or with replicas), but Redis Cluster refuses a
 script whose keys span slots; a cluster deployment needs the index updated outside the
-script (e.g. from the outbox after the append), which a later issue handles.
+script (e.g. from the outbox after the append), which a later issue handles. The tenant
+index of encounters (`service.store.redis_index`) is written that way already: by its own
+commands, before a create and after an append, never from a script of the encounter's.
+
+Retention: a script that writes an encounter left ended or archived sets every key of it to
+expire after the retention period (ARGV, milliseconds; 0 keeps it for ever), so the period
+runs from its last write. Every key of the encounter is passed to such a script, those that
+do not exist yet included (PEXPIRE of a missing key does nothing).
 """
 
 from __future__ import annotations
@@ -29,33 +36,53 @@ local function sync_index(outbox, index, encounter)
 end
 """
 
+# Every key of the encounter expires `ms` milliseconds from now if it is ended or archived.
+# `keys` lists them all, meta first.
+_RETAIN = """
+local function retain(keys, ms)
+  if ms <= 0 then
+    return
+  end
+  local status = redis.call('HGET', keys[1], 'status')
+  if status == 'ended' or status == 'archived' then
+    for _, key in ipairs(keys) do
+      redis.call('PEXPIRE', key, ms)
+    end
+  end
+end
+"""
+
 # KEYS: meta, events, seed
-# ARGV: hash, body, seed, created, then meta field/value pairs
+# ARGV: hash, body, seed, now (created and updated), then meta field/value pairs
 CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
   return {'exists'}
 end
 redis.call('XADD', KEYS[2], '1-0', 'e', ARGV[2], 'h', ARGV[1])
 redis.call('SET', KEYS[3], ARGV[3])
-redis.call('HSET', KEYS[1], 'version', '1', 'hash', ARGV[1], 'created', ARGV[4])
+redis.call('HSET', KEYS[1], 'version', '1', 'hash', ARGV[1], 'created', ARGV[4],
+           'updated', ARGV[4], 'status', 'active')
 for i = 5, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 return {'ok'}
 """
 
-# KEYS: meta, events, cmds, outbox, outbox-data, fray:deadlines
+# KEYS: meta, events, cmds, outbox, outbox-data, snap, seed, audit, fray:deadlines
 # ARGV: expected version, command id, fingerprint, encounter id,
+#       status ('' leaves it), now (updated), retention (ms),
 #       event count, (hash, body) per event,
 #       deadline count, (key, due, payload) per deadline,
 #       cancel count, key per cancelled deadline
 APPEND = (
     _SYNC_INDEX
+    + _RETAIN
     + """
 local meta, events, cmds = KEYS[1], KEYS[2], KEYS[3]
-local outbox, outbox_data, index = KEYS[4], KEYS[5], KEYS[6]
+local outbox, outbox_data, index = KEYS[4], KEYS[5], KEYS[9]
 local expected = tonumber(ARGV[1])
 local command_id, fingerprint, encounter = ARGV[2], ARGV[3], ARGV[4]
+local status, now, retention = ARGV[5], ARGV[6], tonumber(ARGV[7])
 
 -- A retry of a recorded command gets its first outcome, whatever version it expected.
 local record = redis.call('HGET', cmds, command_id)
@@ -73,6 +100,9 @@ local version = redis.call('HGET', meta, 'version')
 if not version then
   return {'missing'}
 end
+if redis.call('HGET', meta, 'status') == 'archived' then
+  return {'archived'}
+end
 version = tonumber(version)
 if version ~= expected then
   return {'conflict', version}
@@ -88,8 +118,8 @@ if top_version ~= version then
   return {'corrupt', version, top_version}
 end
 
-local n = tonumber(ARGV[5])
-local i = 6
+local n = tonumber(ARGV[8])
+local i = 9
 local last_hash = nil
 for k = 1, n do
   redis.call('XADD', events, string.format('%d-0', expected + k), 'e', ARGV[i + 1], 'h', ARGV[i])
@@ -98,7 +128,11 @@ for k = 1, n do
 end
 local first, last = expected + 1, expected + n
 if n > 0 then
-  redis.call('HSET', meta, 'version', string.format('%d', last), 'hash', last_hash)
+  redis.call('HSET', meta, 'version', string.format('%d', last), 'hash', last_hash,
+             'updated', now)
+  if status ~= '' then
+    redis.call('HSET', meta, 'status', status)
+  end
 end
 redis.call('HSET', cmds, command_id, string.format('%d:%d:', first, last) .. fingerprint)
 
@@ -119,6 +153,7 @@ end
 if deadlines + cancels > 0 then
   sync_index(outbox, index, encounter)
 end
+retain({meta, events, cmds, outbox, outbox_data, KEYS[6], KEYS[7], KEYS[8]}, retention)
 return {'ok', first, last}
 """
 )
@@ -159,11 +194,15 @@ end
 return out
 """
 
-# KEYS: the record's key (a snapshot, an audit verdict), meta
-# ARGV: version, payload, '1' if a record of the same version is replaced ('0' if kept)
+# KEYS: the record's key (a snapshot, an audit verdict), then the encounter's keys: meta,
+#       events, cmds, outbox, outbox-data, snap, seed, audit
+# ARGV: version, payload, '1' if a record of the same version is replaced ('0' if kept),
+#       retention (ms)
 # A record of a later version is never replaced: a snapshot folded, or an audit that read
 # less, finishing last. The value is "<version>:<payload>".
-SAVE_AT_VERSION = """
+SAVE_AT_VERSION = (
+    _RETAIN
+    + """
 local head = redis.call('HGET', KEYS[2], 'version')
 if not head then
   return {'missing'}
@@ -181,5 +220,62 @@ if current then
   end
 end
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2])
+retain({KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]},
+       tonumber(ARGV[4]))
 return {'ok'}
+"""
+)
+
+# KEYS: meta, events, cmds, outbox, outbox-data, snap, seed, audit
+# ARGV: now (updated), retention (ms)
+# Returns {'missing'} or {'ok', changed (0 or 1), meta field, value, ...}. Archiving again
+# changes nothing: not `updated`, not the expiry.
+ARCHIVE = (
+    _RETAIN
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {'missing'}
+end
+local changed = 0
+if redis.call('HGET', KEYS[1], 'status') ~= 'archived' then
+  redis.call('HSET', KEYS[1], 'status', 'archived', 'updated', ARGV[1])
+  retain(KEYS, tonumber(ARGV[2]))
+  changed = 1
+end
+local reply = {'ok', changed}
+for _, item in ipairs(redis.call('HGETALL', KEYS[1])) do
+  reply[#reply + 1] = item
+end
+return reply
+"""
+)
+
+# KEYS: meta
+# ARGV: field/value pairs
+# Sets each field the meta lacks; nothing for an encounter that is gone (HSETNX would make
+# a meta of its own). Returns the fields set, or {'missing'}.
+FILL_META = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {'missing'}
+end
+local set = {'ok'}
+for i = 1, #ARGV, 2 do
+  if redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then
+    set[#set + 1] = ARGV[i]
+  end
+end
+return set
+"""
+
+# KEYS: a tenant's index
+# ARGV: stored id, the score it was read with
+# Drops an entry of an encounter found gone, unless it was written since it was read (the
+# encounter created again meanwhile). Returns 1 if dropped.
+DROP_GONE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
 """

@@ -41,7 +41,12 @@ RedisScenario = Callable[[EventStore, redis.asyncio.Redis], Awaitable[None]]
 
 class RunStore(Protocol):
     def __call__(
-        self, scenario: Scenario, *, snapshot_every: int = 100, clear_deadline_index: bool = False
+        self,
+        scenario: Scenario,
+        *,
+        snapshot_every: int = 100,
+        clear_deadline_index: bool = False,
+        **options: Any,
     ) -> None: ...
 
 
@@ -161,14 +166,17 @@ def run_store(
     """Run a contract scenario against a fresh handle on each store."""
 
     def run(
-        scenario: Scenario, *, snapshot_every: int = 100, clear_deadline_index: bool = False
+        scenario: Scenario,
+        *,
+        snapshot_every: int = 100,
+        clear_deadline_index: bool = False,
+        **options: Any,
     ) -> None:
         async def main() -> None:
             async with (
-                open_store(request.param, lazy_redis_servers, snapshot_every=snapshot_every) as (
-                    store,
-                    client,
-                ),
+                open_store(
+                    request.param, lazy_redis_servers, snapshot_every=snapshot_every, **options
+                ) as (store, client),
                 asyncio.timeout(SCENARIO_TIMEOUT),
             ):
                 if clear_deadline_index and client is not None:
@@ -186,13 +194,14 @@ def run_store(
 @pytest.fixture(params=REDIS_STORES)
 def run_redis(
     request: pytest.FixtureRequest, lazy_redis_servers: Callable[[], RedisServers]
-) -> Callable[[RedisScenario], None]:
-    """Run a Redis-only scenario against each Redis store, with a client of its server."""
+) -> Callable[..., None]:
+    """Run a Redis-only scenario against each Redis store, with a client of its server
+    (keyword arguments are the store's options)."""
 
-    def run(scenario: RedisScenario) -> None:
+    def run(scenario: RedisScenario, **options: Any) -> None:
         async def main() -> None:
             async with (
-                open_store(request.param, lazy_redis_servers) as (store, client),
+                open_store(request.param, lazy_redis_servers, **options) as (store, client),
                 asyncio.timeout(SCENARIO_TIMEOUT),
             ):
                 assert isinstance(store, EventStore) and client is not None

@@ -134,7 +134,8 @@ def test_head_and_meta(run_store: RunStore, encounter_id: str) -> None:
         assert meta["version"] == "1"
         assert meta["hash"] == first.hash
         assert float(meta["created"]) > 0
-        assert set(meta) == {"ruleset", "version", "hash", "created"}
+        assert (meta["updated"], meta["status"]) == (meta["created"], "active")
+        assert set(meta) == {"ruleset", "version", "hash", "created", "updated", "status"}
 
         await store.append(encounter_id, 1, "cmd", "fp", events(2, 2))
         later = await store.meta(encounter_id)
