@@ -238,9 +238,10 @@ def _dev(args: argparse.Namespace) -> int:
 
 def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
     async def run() -> T:
-        client = aioredis.Redis.from_url(Settings.from_env().redis_url)
+        settings = Settings.from_env()
+        client = aioredis.Redis.from_url(settings.redis_url)
         try:
-            return await action(Engine(EventStore(client)))
+            return await action(Engine(EventStore(client, retention=settings.retention)))
         finally:
             await client.aclose()
 

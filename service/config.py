@@ -20,6 +20,14 @@ class Settings:
     max_body: int = DEFAULT_MAX_BODY
     rate_limit: int = DEFAULT_RATE_LIMIT
     sse_heartbeat: float = 15.0
+    # FRAY_RETENTION_DAYS: how long an ended or archived encounter is kept after its last
+    # write; None keeps every encounter for ever.
+    retention_days: float | None = None
+
+    @property
+    def retention(self) -> float | None:
+        """The retention period in seconds, as the stores take it."""
+        return None if self.retention_days is None else self.retention_days * 86_400
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -33,4 +41,19 @@ class Settings:
             signing_key=os.environ.get("FRAY_SIGNING_KEY") or None,
             max_body=int(os.environ.get("FRAY_MAX_BODY", DEFAULT_MAX_BODY)),
             rate_limit=int(os.environ.get("FRAY_RATE_LIMIT", DEFAULT_RATE_LIMIT)),
+            retention_days=_retention_days(os.environ.get("FRAY_RETENTION_DAYS") or None),
         )
+
+
+def _retention_days(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        days = float(text)
+    except ValueError:
+        days = 0.0
+    if not 0 < days < float("inf"):
+        raise ValueError(
+            f"FRAY_RETENTION_DAYS must be a positive number of days (e.g. 30 or 0.5), not {text!r}"
+        )
+    return days

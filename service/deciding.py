@@ -224,6 +224,14 @@ def conflict(expected: int, actual: int) -> Conflict:
     )
 
 
+def archived(encounter_id: str) -> Conflict:
+    return Conflict(
+        f"encounter '{public_id(encounter_id)}' is archived: it takes no more commands (its "
+        "events, export and audit can still be read until it expires)",
+        code="encounter/archived",
+    )
+
+
 def reused(command_id: str) -> Conflict:
     return Conflict(
         f"command id '{command_id}' was already used for a different command",

@@ -25,6 +25,7 @@ from service.deciding import (
     CommandRequest,
     Loaded,
     admitted_command,
+    archived,
     conflict,
     decide_envelopes,
     envelopes_of,
@@ -57,12 +58,14 @@ from service.rules.registry import RULESETS, ruleset_at, ruleset_named
 from service.store.checks import check_encounter_id
 from service.store.errors import (
     CommandIdReused,
+    EncounterArchived,
     EncounterExists,
     EncounterNotFound,
     InvalidArgument,
     VersionConflict,
 )
 from service.store.events import AppendResult, Deadline
+from service.store.listing import ACTIVE, ARCHIVED, ENDED
 from service.store.protocol import Store
 
 Clock = Callable[[], datetime]
@@ -171,12 +174,8 @@ class Engine:
         first = stored_of(envelope)
         check_recordable(ruleset, [created], [envelope.to_dict()], [first.body])
         try:
-            await self.store.create(
-                stored_as,
-                first,
-                seed,
-                {"ruleset": ruleset.name, "ruleset_version": ruleset.version},
-            )
+            meta = {"ruleset": ruleset.name, "ruleset_version": ruleset.version}
+            await self.store.create(stored_as, first, seed, meta | _titled(title))
         except EncounterExists as error:
             raise Conflict(
                 f"an encounter with id '{encounter_id}' already exists", code="encounter/exists"
@@ -357,8 +356,16 @@ class Engine:
             refused_as_faulty(command_id, request, encounter_id, error)
             raise
         try:
+            status = ENDED if state.table.phase == "ended" else ACTIVE
             result = await self.store.append(
-                encounter_id, loaded.version, command_id, fingerprint, stored, deadlines, cancels
+                encounter_id,
+                loaded.version,
+                command_id,
+                fingerprint,
+                stored,
+                deadlines,
+                cancels,
+                status=status,
             )
         except VersionConflict as error:
             if request.expected_version is not None:
@@ -368,6 +375,8 @@ class Engine:
             raise reused(command_id) from error
         except EncounterNotFound as error:
             raise unknown(encounter_id) from error
+        except EncounterArchived as error:
+            raise archived(encounter_id) from error
         if result.duplicate:
             return await self._replayed(
                 encounter_id, command_id, result.first_version, result.last_version
@@ -386,6 +395,8 @@ class Engine:
         deadline. Dice come from a throwaway seed, never the encounter's, which would tell
         the dice the real command is going to roll."""
         loaded = await self.load(encounter_id)
+        if (await self.store.meta(encounter_id) or {}).get("status") == ARCHIVED:
+            raise archived(encounter_id)
         command = admitted_command(loaded, request, actor)
         command_id = request.command_id or uuid.uuid4().hex
         if request.command_id is not None:
@@ -455,6 +466,10 @@ class Engine:
         # Millisecond precision, so an auditor re-running decide sees the same clock:
         # parse_iso(iso(clock())), without formatting and parsing a string.
         return to_millis(self.clock())
+
+
+def _titled(title: str | None) -> dict[str, str]:
+    return {} if title is None else {"title": title}
 
 
 def _well_formed(encounter_id: str) -> bool:

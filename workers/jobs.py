@@ -83,7 +83,10 @@ class _Runner:
         # A firing's own append may start a clock (the next turn's, after a timeout): it is
         # scheduled like any client's, or it would wait for the sweeper.
         self._dispatcher = Dispatcher(settings.queue_redis_url)
-        self._engine = Engine(EventStore(self._client), on_deadlines=self._dispatcher.schedule)
+        self._engine = Engine(
+            EventStore(self._client, retention=settings.retention),
+            on_deadlines=self._dispatcher.schedule,
+        )
         self._metrics = DeadlineMetrics(self._client)
         self._leases = Leases(self._client)
         self._draining = False

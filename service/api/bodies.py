@@ -1,4 +1,5 @@
-"""Reading a request: a JSON body within the size limit, parsed into a model; query ints."""
+"""Reading a request: a JSON body within the size limit, parsed into a model; query
+parameters, one by one or into a model."""
 
 from __future__ import annotations
 
@@ -69,3 +70,18 @@ def query_int(request: Request, name: str, default: int, low: int, high: int | N
     if value < low or value > high:
         raise InvalidRequest(f"query parameter '{name}' must be between {low} and {high}")
     return value
+
+
+def query_model(request: Request, model: type[M], ints: dict[str, tuple[int, int]]) -> M:
+    """The query parameters `model` names (empty ones left out), `ints` read as integers
+    within their bounds, parsed into `model`; parameters it does not name are ignored."""
+    values: dict[str, object] = {}
+    for name in model.model_fields:
+        raw = request.query_params.get(name)
+        if raw is None or raw == "":
+            continue
+        values[name] = query_int(request, name, 0, *ints[name]) if name in ints else raw
+    try:
+        return model.model_validate(values)
+    except ValidationError as error:
+        raise invalid_request(error) from None

@@ -84,6 +84,13 @@ CATALOGUE: tuple[ErrorKind, ...] = (
     ErrorKind(409, ("command/id-reused", "encounter/exists"), "An id used for something else."),
     ErrorKind(
         409,
+        ("encounter/archived",),
+        "The encounter is archived (`DELETE /v1/encounters/{id}`, GraphQL `archiveEncounter`): "
+        "it takes no more commands, and nothing was appended. Reads, exports and the audit "
+        "verdict still answer until it expires (`FRAY_RETENTION_DAYS`).",
+    ),
+    ErrorKind(
+        409,
         ("encounter/busy",),
         "The encounter kept changing under the command (many writers at once); send it again.",
     ),

@@ -1,5 +1,5 @@
-"""Encounters: create, read, legal actions, tokens, the seed, exports, the audit verdict;
-and the rulesets."""
+"""Encounters: create, list, read, archive, legal actions, tokens, the seed, exports, the
+audit verdict; and the rulesets."""
 
 from __future__ import annotations
 
@@ -8,10 +8,17 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import audits_of, encounter_id_of, encounters_of, viewer
-from service.api.bodies import json_body, query_int
+from service.api.access import (
+    audits_of,
+    encounter_id_of,
+    encounters_of,
+    management_of,
+    viewer,
+)
+from service.api.bodies import json_body, query_int, query_model
 from service.api.models import CreateEncounter, MintToken
 from service.api.responses import JSONResponse
+from service.app.management import MAX_LIMIT, EncounterFilter
 from service.app.views import encounter_view
 from service.domain.canonical import sha256_hex
 from service.rules.registry import RULESETS, versions_of
@@ -59,6 +66,19 @@ async def create_encounter(request: Request) -> JSONResponse:
         # Percent-encoded: an id may hold characters a header cannot carry.
         headers={"Location": f"/v1/encounters/{quote(created.encounter_id, safe='')}"},
     )
+
+
+async def list_encounters(request: Request) -> JSONResponse:
+    tenant = encounters_of(request).creator(request.headers.get("authorization"))
+    query = query_model(request, EncounterFilter, {"limit": (1, MAX_LIMIT)})
+    listing = await management_of(request).list(tenant, query)
+    return JSONResponse(listing.to_dict())
+
+
+async def archive_encounter(request: Request) -> JSONResponse:
+    principal = await viewer(request)
+    archived = await management_of(request).archive(principal)
+    return JSONResponse(archived.to_dict())
 
 
 async def get_encounter(request: Request) -> JSONResponse:

@@ -18,6 +18,8 @@ from service.api.replies import (
     Encounter,
     EncounterAudit,
     EncounterCreated,
+    EncounterItem,
+    EncounterList,
     Error,
     EventPage,
     Health,
@@ -30,6 +32,7 @@ from service.api.replies import (
     TokenMinted,
 )
 from service.api.shapes import Event
+from service.app.management import EncounterFilter
 from service.deciding import CommandRequest
 from service.domain.views import ActionOption, EncounterSummary
 
@@ -154,6 +157,20 @@ ENCOUNTER_PARAM = Param(
 )
 
 
+def query_params(model: type[BaseModel]) -> tuple[Param, ...]:
+    """A query parameter per field of `model`, described by its JSON Schema."""
+    properties = model.model_json_schema()["properties"]
+    params = []
+    for name, schema in properties.items():
+        schema = {k: v for k, v in schema.items() if k not in ("title", "description")}
+        options = schema.pop("anyOf", None)
+        if options is not None:  # `X | None`: a query parameter is absent, not null
+            (schema,) = (o | schema for o in options if o.get("type") != "null")
+            schema.pop("default", None)
+        params.append(Param(name, "query", schema, properties[name].get("description", "")))
+    return tuple(params)
+
+
 def _encounter_links() -> dict[str, Any]:
     """From a created encounter to every encounter route, with its id and GM token."""
     targets = {
@@ -166,6 +183,7 @@ def _encounter_links() -> dict[str, Any]:
         "GetSeed": "getSeed",
         "ExportEvents": "exportEvents",
         "GetAudit": "getAudit",
+        "ArchiveEncounter": "archiveEncounter",
     }
     return {
         name: {
@@ -242,6 +260,50 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "get",
+        "/v1/encounters",
+        "listEncounters",
+        "The tenant's encounters, newest updated first, a page at a time (tenant API key "
+        "only), filtered by ruleset, status and updated time.",
+        "encounters",
+        (
+            Reply(200, "A page of encounters.", EncounterList),
+            Reply(
+                400,
+                "A bad filter, `limit` or `cursor`.",
+                Error,
+                codes=("request/invalid",),
+            ),
+            _unauthorized(),
+            _forbidden("An encounter token: only a tenant API key lists encounters."),
+        ),
+        security=("tenantKey",),
+        params=query_params(EncounterFilter),
+        description="Pages go on from a cursor: send the same filters with the `next_cursor` "
+        "of the page before. A page reads at most 1,000 encounters, so with a filter few "
+        "match it may hold fewer than `limit` and still carry a cursor: only "
+        "`next_cursor: null` says there are no more.",
+    ),
+    Operation(
+        "delete",
+        ENCOUNTER_ID,
+        "archiveEncounter",
+        "Archive the encounter (GM token or tenant API key): it takes no more commands; "
+        "reads, exports and the audit go on until it expires. Archiving again answers the same.",
+        "encounters",
+        (
+            Reply(200, "The encounter, archived.", EncounterItem),
+            _unauthorized(),
+            _forbidden("Not the GM: another role, or another encounter's credential."),
+            _not_found(),
+        ),
+        params=(ENCOUNTER_PARAM,),
+        description="Nothing is deleted at once and nothing is appended: the stream, its "
+        "hash chain and every receipt stay as they were. Commands are refused with `409 "
+        "encounter/archived`. With `FRAY_RETENTION_DAYS` set, an archived (or ended) "
+        "encounter's data expire that many days after its last write.",
+    ),
+    Operation(
+        "get",
         ENCOUNTER_ID,
         "getEncounter",
         "The encounter: its summary and its full state, as the viewer may see them.",
@@ -285,13 +347,14 @@ OPERATIONS: tuple[Operation, ...] = (
             Reply(
                 409,
                 "A stale `expected_version` (details: expected, actual), a reused command id, "
-                "an encounter that kept changing, or one recorded with a ruleset version this "
-                "Fray does not run.",
+                "an encounter that kept changing, an archived one, or one recorded with a "
+                "ruleset version this Fray does not run.",
                 Error,
                 codes=(
                     "encounter/version-conflict",
                     "command/id-reused",
                     "encounter/busy",
+                    "encounter/archived",
                     "encounter/ruleset-unavailable",
                 ),
             ),
@@ -521,6 +584,8 @@ RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     Error,
     Rulesets,
     EncounterCreated,
+    EncounterList,
+    EncounterItem,
     Encounter,
     EncounterSummary,
     LegalActions,

@@ -58,6 +58,35 @@ class Encounter(BaseModel):
     state: dict[str, Any] = Field(description="The ruleset's full state, as the viewer may see.")
 
 
+class EncounterItem(BaseModel):
+    """One of a tenant's encounters, as `GET /v1/encounters` lists it."""
+
+    encounter_id: str
+    ruleset: str
+    ruleset_version: str = Field(description="The ruleset version it is decided with.")
+    status: Literal["active", "ended", "archived"] = Field(
+        description="`active` until it ends (`ended`); `archived` once deleted: it then takes no "
+        "commands."
+    )
+    title: str | None
+    created_at: str = Field(json_schema_extra={"format": "date-time"})
+    updated_at: str = Field(
+        description="Its last change: an accepted command, or the archive.",
+        json_schema_extra={"format": "date-time"},
+    )
+    version: int = Field(description="The version of its last event.")
+
+
+class EncounterList(BaseModel):
+    """A page of the tenant's encounters, newest updated first."""
+
+    encounters: list[EncounterItem]
+    next_cursor: str | None = Field(
+        description="Send as `cursor` for the next page; null at the end (a page may hold "
+        "fewer than `limit` and still have a cursor)."
+    )
+
+
 class LegalActions(BaseModel):
     version: int
     actions: list[ActionOption]

@@ -18,6 +18,7 @@ from service.api.middleware import BodyLimitMiddleware
 from service.app.audits import Audits
 from service.app.auth import Auth
 from service.app.encounters import Encounters
+from service.app.management import Management
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.app.receipts import Signer
@@ -47,7 +48,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         # Each deadline an append records is scheduled as an RQ job on the queue's Redis.
         state.dispatcher = Dispatcher(settings.queue_redis_url)
         state.engine = Engine(
-            EventStore(state.redis, multiplexed=state.multiplexed),
+            EventStore(state.redis, multiplexed=state.multiplexed, retention=settings.retention),
             on_deadlines=state.dispatcher.schedule,
         )
         state.hub = StreamHub(lambda: redis_client(settings.redis_url))
@@ -59,6 +60,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             state.engine, state.auth, state.limiter, state.metrics, hub=state.hub, signer=signer
         )
         state.audits = Audits(state.engine)
+        state.management = Management(state.engine)
         await state.hub.start()
         # What exists now (modules, schemas, validators: ~80k objects) lives as long as
         # the process. Out of the collector's sight, a full collection no longer walks it:

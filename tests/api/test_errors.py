@@ -234,8 +234,12 @@ async def test_a_chunked_body_over_the_limit_is_413(the_fight: Fight) -> None:
         pytest.param("/v1/encounters/{enc}/events?after=-1", "gm", 400, "request/invalid",
                      id="negative after"),
         pytest.param("/v1/nowhere", "gm", 404, "route/not-found", id="unknown route"),
-        pytest.param("/v1/encounters", "key", 405, "route/method-not-allowed",
+        pytest.param("/v1/encounters/{enc}/tokens", "key", 405, "route/method-not-allowed",
                      id="wrong method"),
+        pytest.param("/v1/encounters?limit=0", "key", 400, "request/invalid",
+                     id="listing limit under 1"),
+        pytest.param("/v1/encounters", "gm", 403, "auth/forbidden",
+                     id="listing with an encounter token"),
     ],
 )  # fmt: skip
 async def test_a_bad_read_is_answered_with_its_code(

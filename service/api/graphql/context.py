@@ -19,6 +19,7 @@ from service.api.errors import status_of
 from service.app.audits import Audits
 from service.app.auth import Auth, Principal
 from service.app.encounters import Encounters
+from service.app.management import Management
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.config import Settings
@@ -53,6 +54,11 @@ class Context:
     def audits(self) -> Audits:
         audits: Audits = self._state.audits
         return audits
+
+    @property
+    def management(self) -> Management:
+        management: Management = self._state.management
+        return management
 
     @property
     def hub(self) -> StreamHub:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from service.api.graphql.commands import ChosenCommand, build_command_input
 from service.api.graphql.pydantic_types import TypeFactory, to_payload
 from service.api.models import CreateEncounter, MintToken
+from service.app.management import EncounterFilter
 from service.domain.ruleset import invalid
 
 M = TypeVar("M", bound=BaseModel)
@@ -18,6 +19,7 @@ _inputs = TypeFactory("input", lambda model: f"{model.__name__}Input")
 CommandInputType, RULESET_INPUTS = build_command_input(_inputs)
 CreateEncounterInputType: Any = _inputs.build(CreateEncounter)
 MintTokenInputType: Any = _inputs.build(MintToken)
+EncounterFilterInputType: Any = _inputs.build(EncounterFilter)
 
 
 def chosen_command(value: Mapping[str, Any]) -> ChosenCommand:

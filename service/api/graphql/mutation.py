@@ -1,4 +1,4 @@
-"""Mutations: create an encounter, mint a token, submit a command.
+"""Mutations: create an encounter, mint a token, submit a command, archive an encounter.
 
 `submitCommand` answers a union: whatever the engine refuses (a rule violation, an invalid
 command, a version conflict, a forbidden action, even a bad credential) is a
@@ -14,7 +14,7 @@ import strawberry
 from graphql import GraphQLResolveInfo
 
 from service.api.errors import status_of
-from service.api.graphql import fields
+from service.api.graphql import fields, listing
 from service.api.graphql.commands import ChosenCommand, request_of
 from service.api.graphql.context import Context, Info, graphql_error
 from service.api.graphql.inputs import chosen_command, parse
@@ -37,10 +37,12 @@ if TYPE_CHECKING:
     CommandInput = Any
     CreateEncounterInput = Any
     MintTokenInput = Any
+    EncounterItemType = Any
 else:
     from service.api.graphql.inputs import CommandInputType as CommandInput
     from service.api.graphql.inputs import CreateEncounterInputType as CreateEncounterInput
     from service.api.graphql.inputs import MintTokenInputType as MintTokenInput
+    from service.api.graphql.listing import EncounterItemType
 
 _log = logging.getLogger("fray.api")
 
@@ -115,6 +117,17 @@ class Mutation:
         return await preview(
             info.context, encounter_id, command, command_id, expected_version, dice, deck_orders
         )
+
+    @fields.mutation(
+        "Archive an encounter (its GM or the tenant's API key): it takes no more commands; "
+        "reads, exports and the audit go on until it expires. As DELETE /v1/encounters/{id}; "
+        "archiving again answers the same."
+    )
+    async def archive_encounter(self, info: Info, id: str) -> EncounterItemType:
+        try:
+            return await listing.archive(info.context, id)
+        except FrayError as error:
+            raise graphql_error(error) from error
 
 
 async def resolve_submit_command(

@@ -1,5 +1,5 @@
-"""Queries: rulesets, the keys receipts verify with, an encounter as the viewer may see it,
-and its audit verdict."""
+"""Queries: rulesets, the keys receipts verify with, the tenant's encounters, an encounter
+as the viewer may see it, and its audit verdict."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import strawberry
 from strawberry.scalars import JSON
 
-from service.api.graphql import fields
+from service.api.graphql import fields, listing
 from service.api.graphql.audit import audit_output
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.pydantic_types import graphql_name
@@ -23,9 +23,14 @@ else:
     from service.api.graphql.views import SigningKeyType
 
 if TYPE_CHECKING:
-    EncounterAuditType = Any  # generated at import (see pydantic_types); mypy sees Any
+    # Generated at import (see pydantic_types); mypy sees Any.
+    EncounterAuditType = Any
+    EncounterListType = Any
+    EncounterFilterInput = Any
 else:
     from service.api.graphql.audit import EncounterAuditType
+    from service.api.graphql.inputs import EncounterFilterInputType as EncounterFilterInput
+    from service.api.graphql.listing import EncounterListType
 
 
 def _rulesets() -> list[Ruleset]:
@@ -53,6 +58,18 @@ class Query:
     @fields.field("The public keys receipts verify with, the signing key first (as GET /v1/keys).")
     def signing_keys(self, info: Info) -> list[SigningKeyType]:
         return key_outputs(info.context.encounters.public_keys())
+
+    @fields.field(
+        "The tenant's encounters (tenant API key only), newest updated first, a page at a "
+        "time: as GET /v1/encounters. Send `nextCursor` back as `filter.cursor`."
+    )
+    async def encounters(
+        self, info: Info, filter: EncounterFilterInput | None = None
+    ) -> EncounterListType:
+        try:
+            return await listing.encounters(info.context, filter)
+        except FrayError as error:
+            raise graphql_error(error) from error
 
     @fields.field("An encounter, now or as of version `asOf`, as your credential may see it.")
     async def encounter(self, info: Info, id: str, as_of: int | None = None) -> Encounter:
