@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -16,11 +15,11 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
-from service import cli_audit
+from service import cli_audit, cli_dev
 from service.app.audits import Audits
 from service.app.auth import system_principal
 from service.app.encounters import Encounters
-from service.app.receipts import Signer, SigningKeyError, new_key_entry, parse_signing_keys
+from service.app.receipts import Signer, SigningKeyError, parse_signing_keys
 from service.audit import AuditReport, keys_of
 from service.config import Settings
 from service.demos import (
@@ -149,55 +148,11 @@ def _log_config() -> dict[str, object]:
     return config
 
 
-def _dev_credentials(port: int) -> None:
-    """A development API key and token secret when none are set, printed for the user."""
-    if not os.environ.get("FRAY_API_KEYS"):
-        key = secrets.token_urlsafe(24)
-        os.environ["FRAY_API_KEYS"] = f"dev:{key}"
-        print(f"fray dev: FRAY_API_KEYS was unset; generated a key for tenant 'dev': {key}")
-        print(
-            f'fray dev:   curl -H "Authorization: Bearer {key}" http://127.0.0.1:{port}/v1/rulesets'
-        )
-    if not os.environ.get("FRAY_TOKEN_SECRET"):
-        os.environ["FRAY_TOKEN_SECRET"] = secrets.token_hex(32)
-        print("fray dev: FRAY_TOKEN_SECRET was unset; generated one for this run")
-
-
-# Where `fray dev` keeps the key it signs receipts with, beside its embedded Redis's data,
-# so receipts a client kept still verify after a restart.
-DEV_SIGNING_KEY = Path(".fray") / "signing-key"
-
-
-def _dev_signing_key() -> None:
-    """FRAY_SIGNING_KEY when unset: the key kept in `.fray/signing-key`, made (mode 0600)
-    the first time. `SigningKeyError` if the kept one does not parse."""
-    if os.environ.get("FRAY_SIGNING_KEY"):
-        return
-    path = DEV_SIGNING_KEY
-    if path.exists():
-        entry = path.read_text().strip()
-        (key, *_) = parse_signing_keys(entry, source=str(path))
-        print(
-            f"fray dev: FRAY_SIGNING_KEY was unset; signing receipts with {key.kid!r} from {path}"
-        )
-    else:
-        entry = new_key_entry("dev")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w") as file:
-            file.write(entry + "\n")
-        kid = entry.partition(":")[0]
-        print(
-            f"fray dev: FRAY_SIGNING_KEY was unset; generated signing key {kid!r} and kept it "
-            f"in {path} (mode 0600): receipts still verify after a restart"
-        )
-    os.environ["FRAY_SIGNING_KEY"] = entry
-
-
 def _dev(args: argparse.Namespace) -> int:
     try:
-        _dev_signing_key()
-    except SigningKeyError as error:
+        cli_dev.keep_signing_key()
+        cli_dev.keep_credentials(args.port)
+    except (SigningKeyError, cli_dev.DevSettingError) as error:
         print(f"fray dev: {error}", file=sys.stderr)
         return 2
     settings = Settings.from_env()
@@ -215,7 +170,6 @@ def _dev(args: argparse.Namespace) -> int:
         )
     else:
         print(f"fray dev: using Redis at {settings.redis_url}")
-    _dev_credentials(args.port)
     # The worker that fires clocks and reaction windows, beside the API. Uvicorn ends this
     # process by re-raising the signal that stopped it, so the worker is also told to die
     # with it (SIGKILL: its Redis goes too; pending deadlines wait in the outbox).

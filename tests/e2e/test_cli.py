@@ -179,3 +179,87 @@ def _get_when_up(url: str, timeout: float = 60) -> httpx.Response:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+
+
+DEV_SETTINGS = ("FRAY_API_KEYS", "FRAY_TOKEN_SECRET", "FRAY_SIGNING_KEY")
+
+
+class DevRun:
+    """`fray dev` running in a directory, on the suite's Redis, until `stop()`."""
+
+    def __init__(self, directory: Path, redis_url: str, **env: str) -> None:
+        self.url = f"http://127.0.0.1:{free_port()}"
+        environment = {k: v for k, v in os.environ.items() if k not in DEV_SETTINGS}
+        environment.update(FRAY_REDIS_URL=redis_url, **env)
+        self.process = subprocess.Popen(
+            [FRAY, "dev", "--port", self.url.rsplit(":", 1)[1]], cwd=directory,
+            env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        assert _get_when_up(f"{self.url}/readyz").status_code == 200
+
+    def stop(self) -> str:
+        self.process.terminate()
+        output, _ = self.process.communicate(timeout=30)
+        return output
+
+
+def test_dev_keeps_its_key_and_token_secret_so_tokens_outlive_a_restart(tmp_path, redis_url):
+    first = DevRun(tmp_path, redis_url)
+    try:
+        key = (tmp_path / ".fray" / "api-keys").read_text().strip().partition(":")[2]
+        created = httpx.post(
+            f"{first.url}/v1/encounters", json={"ruleset": "freeform", "encounter_id": "kept"},
+            headers=_bearer(key),
+        )  # fmt: skip
+        assert created.status_code == 201, created.text
+        gm = created.json()["gm_token"]
+    finally:
+        made = first.stop()
+
+    second = DevRun(tmp_path, redis_url)
+    try:
+        as_gm = httpx.get(f"{second.url}/v1/encounters/kept", headers=_bearer(gm))
+        listed = httpx.get(f"{second.url}/v1/encounters", headers=_bearer(key))
+    finally:
+        reused = second.stop()
+
+    assert as_gm.status_code == 200, as_gm.text
+    assert "kept" in [item["encounter_id"] for item in listed.json()["encounters"]]
+    for name in ("api-keys", "token-secret", "signing-key"):
+        assert (tmp_path / ".fray" / name).stat().st_mode & 0o777 == 0o600, name
+    assert "FRAY_API_KEYS was unset; generated one and kept it in .fray/api-keys" in made
+    assert f"tenant 'dev': {key}" in made and f"tenant 'dev': {key}" in reused
+    assert "FRAY_API_KEYS was unset; using the one kept in .fray/api-keys" in reused
+    assert "FRAY_TOKEN_SECRET was unset; generated one and kept it in .fray/token-secret" in made
+    assert "FRAY_TOKEN_SECRET was unset; using the one kept in .fray/token-secret" in reused
+
+
+def test_dev_lets_a_setting_in_the_environment_win_over_a_kept_one(tmp_path, redis_url):
+    (tmp_path / ".fray").mkdir()
+    (tmp_path / ".fray" / "api-keys").write_text("dev:kept-key\n")
+    run = DevRun(tmp_path, redis_url, FRAY_API_KEYS="env:env-key")
+    try:
+        kept = httpx.get(f"{run.url}/v1/encounters", headers=_bearer("kept-key"))
+        env = httpx.get(f"{run.url}/v1/encounters", headers=_bearer("env-key"))
+    finally:
+        output = run.stop()
+    assert (kept.status_code, env.status_code) == (401, 200)
+    assert "FRAY_API_KEYS" not in output and "kept-key" not in output
+
+
+def test_dev_refuses_a_kept_key_file_that_holds_no_key(tmp_path):
+    (tmp_path / ".fray").mkdir()
+    (tmp_path / ".fray" / "api-keys").write_text("\n")
+    env = {k: v for k, v in os.environ.items() if k not in DEV_SETTINGS}
+    result = subprocess.run(
+        [FRAY, "dev", "--port", str(free_port())], cwd=tmp_path, capture_output=True,
+        text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "fray dev: .fray/api-keys is empty: delete it to have a new value generated"
+    )
+
+
+def _bearer(credential: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {credential}"}
