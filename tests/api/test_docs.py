@@ -36,7 +36,7 @@ def test_the_guide_has_curl_examples_for_every_topic() -> None:
     script = "\n".join(bash_blocks())
     for route in ("/v1/encounters\"", "/tokens", "/commands", "/events", "follow=true",
                   "/seed", "/export", "/audit", "/legal-actions", "/v1/rulesets",
-                  "/v1/keys"):  # fmt: skip
+                  "/v1/keys", "/v1/encounters?", "-X DELETE"):  # fmt: skip
         assert route in script, route
 
 
@@ -78,6 +78,7 @@ def test_every_example_runs_against_fray_serve(redis_url: str) -> None:
     assert '"duplicate":true' in joined
     assert '"alg":"Ed25519"' in joined and "verifies with key" in joined
     assert '"code":"encounter/version-conflict"' in joined
+    assert '"status":"archived"' in joined and '"code":"encounter/archived"' in joined
     assert "id: " in joined and "event: " in joined
     # Whose turn it is depends on the dice: either way the rules refuse it.
     assert '"code":"turn/not-your-turn"' in joined or '"auth/not-your-combatant"' in joined
