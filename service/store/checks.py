@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from service.store.errors import InvalidArgument
 from service.store.events import AppendResult, Deadline, StoredEvent, check_due
 
-RESERVED_META = frozenset({"version", "hash", "created", "updated", "status"})
-# What `fill_meta` may not set: the head and the creation time are the store's alone.
-UNFILLABLE_META = frozenset({"version", "hash", "created"})
+RESERVED_META = frozenset({"version", "hash", "created", "updated", "status", "indexed"})
+# What `fill_meta` may not set: the head, the creation time and the index's bookkeeping
+# are the store's alone.
+UNFILLABLE_META = frozenset({"version", "hash", "created", "indexed"})
 
 # Braces would break the Redis store's hash tag and whitespace makes keys hard to handle in
 # tooling; every store refuses the same ids, so an encounter can move between stores.

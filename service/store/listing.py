@@ -7,8 +7,13 @@ caller's `ruleset`, `ruleset_version`, `title`); the index only orders and finds
 reads each entry's meta, drops an entry whose encounter is gone (expired) once it is older
 than `GHOST_GRACE_MS`, and re-scores one whose meta says another time.
 
+The entry is written at each change of status and otherwise at most once per
+`INDEX_LAG_MS`, so it may trail the meta's `updated` by that much: the order is the index's
+(newest first to within a second for an encounter in play), the bounds the meta's.
+
 Times in the index are whole milliseconds since the epoch; the meta keeps them as seconds
-with three decimals ("1767225600.123"), as `created` always was.
+with three decimals ("1767225600.123"), as `created` always was (and `indexed`, the time
+of the last index write asked for, in ms).
 """
 
 from __future__ import annotations
@@ -25,6 +30,11 @@ RETAINED = (ENDED, ARCHIVED)
 # An entry whose meta is missing may be an encounter being created right now (its entry is
 # written first); only one older than this is taken for gone and dropped.
 GHOST_GRACE_MS = 60_000
+# An encounter in play is placed in its tenant's index again at most once per this long
+# (and at each change of status), so a burst of commands costs one index write a second,
+# not one each: an entry may trail its meta's `updated` by up to this much, and a page
+# reads that much further back than `oldest` to find them all.
+INDEX_LAG_MS = 1_000
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -41,17 +41,16 @@ from service.store.events import AppendResult, Deadline, Head, StoredEvent, chec
 from service.store.listing import (
     ACTIVE,
     ARCHIVED,
-    GHOST_GRACE_MS,
+    INDEX_LAG_MS,
     RETAINED,
     IndexPage,
-    Listed,
     Position,
     check_page,
     check_status,
     millis,
     seconds_text,
-    select,
 )
+from service.store.memory_index import MemoryIndex
 from service.store.protocol import NO_META, Store
 
 
@@ -98,8 +97,7 @@ class MemoryStore(Store):
         self._encounters: dict[str, _Encounter] = {}
         # Encounter id -> its earliest deadline's due time, as Redis keeps `fray:deadlines`.
         self._index: dict[str, float] = {}
-        # Tenant -> stored id -> updated (ms), as Redis keeps `fray:tenant:{t}:encounters`.
-        self._tenants: dict[str | None, dict[str, int]] = {}
+        self._tenant_index = MemoryIndex(self._live_meta, self._now_ms)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -122,6 +120,7 @@ class MemoryStore(Store):
             "created": seconds_text(now),
             "updated": seconds_text(now),
             "status": ACTIVE,
+            "indexed": str(now),
         }
         self._encounters[encounter_id] = _Encounter(
             events=[_copy(first)], meta={**fields, **meta}, seed=bytes(seed)
@@ -162,10 +161,13 @@ class MemoryStore(Store):
         first, last = expected_version + 1, expected_version + len(events)
         encounter.events += [_copy(event) for event in events]
         if events:
-            now = self._now_ms()
+            now, before = self._now_ms(), encounter.status
             encounter.meta.update(version=str(last), hash=events[-1].hash)
-            encounter.meta.update(updated=seconds_text(now), status=status or encounter.status)
-            self._enter(encounter_id, now)
+            encounter.meta.update(updated=seconds_text(now), status=status or before)
+            # As the Redis store's script decides when its index is written.
+            if status not in (None, before) or now - int(encounter.meta["indexed"]) >= INDEX_LAG_MS:
+                encounter.meta["indexed"] = str(now)
+                self._enter(encounter_id, now)
         encounter.commands[command_id] = (first, last, fingerprint)
         for deadline in deadlines:
             encounter.outbox[deadline.key] = Deadline(
@@ -184,7 +186,7 @@ class MemoryStore(Store):
             raise EncounterNotFound(encounter_id)
         if encounter.status != ARCHIVED:
             now = self._now_ms()
-            encounter.meta.update(status=ARCHIVED, updated=seconds_text(now))
+            encounter.meta.update(status=ARCHIVED, updated=seconds_text(now), indexed=str(now))
             self._retain(encounter)
             self._enter(encounter_id, now)
         return dict(encounter.meta)
@@ -257,7 +259,7 @@ class MemoryStore(Store):
             encounter.expires = self._clock() + self._retention
 
     def _enter(self, encounter_id: str, updated: int) -> None:
-        self._tenants.setdefault(checks.tenant_of(encounter_id), {})[encounter_id] = updated
+        self._tenant_index.enter(encounter_id, updated)
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
@@ -320,8 +322,7 @@ class MemoryStore(Store):
 
     async def tenant_encounters(self, tenant: str | None) -> list[str]:
         await _round_trip()
-        entries = self._tenants.get(tenant, {})
-        return sorted(eid for eid in entries if self._live(eid) is not None)
+        return self._tenant_index.members(tenant)
 
     async def tenant_page(
         self,
@@ -334,17 +335,7 @@ class MemoryStore(Store):
     ) -> IndexPage:
         check_page(count, newest, oldest)
         await _round_trip()
-        entries = self._tenants.get(tenant, {})
-        positions = select(entries, count, after, newest, oldest)
-        listed = []
-        for position in positions:
-            encounter = self._live(position.encounter_id)
-            if encounter is None:
-                if self._now_ms() - position.updated > GHOST_GRACE_MS:
-                    del entries[position.encounter_id]
-                continue
-            listed.append(Listed(position, dict(encounter.meta)))
-        return IndexPage(listed, positions[-1] if len(positions) == count else None)
+        return self._tenant_index.page(tenant, count, after, newest, oldest)
 
     async def pending_deadlines(self, encounter_id: str) -> list[Deadline]:
         encounter = await self._find(encounter_id)
@@ -372,6 +363,10 @@ class MemoryStore(Store):
         checks.check_encounter_id(encounter_id)
         await _round_trip()
         return self._live(encounter_id)
+
+    def _live_meta(self, encounter_id: str) -> dict[str, str] | None:
+        encounter = self._live(encounter_id)
+        return None if encounter is None else dict(encounter.meta)
 
     def _live(self, encounter_id: str) -> _Encounter | None:
         """The encounter, unless it is not there or its retention has run out (then it is

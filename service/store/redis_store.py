@@ -40,6 +40,7 @@ from service.store.events import (
 )
 from service.store.keys import DEADLINE_INDEX, encounter_keys
 from service.store.listing import (
+    INDEX_LAG_MS,
     IndexPage,
     Position,
     check_page,
@@ -98,7 +99,7 @@ class EventStore(Store):
         keys = encounter_keys(encounter_id)
         checks.check_create(first, meta)
         now = self._index.now_ms()
-        args: list[str | bytes] = [first.hash, first.body, seed, seconds_text(now)]
+        args: list[str | bytes | int] = [first.hash, first.body, seed, seconds_text(now), now]
         for field, value in meta.items():
             args += [field, value]
         # Entered before it exists: a create that dies half way leaves an entry that a
@@ -133,6 +134,8 @@ class EventStore(Store):
             encounter_id,
             status or "",
             seconds_text(now),
+            now,
+            INDEX_LAG_MS,
             self._retention_ms,
             len(events),
         ]
@@ -151,7 +154,7 @@ class EventStore(Store):
             reply = await self._append(keys=script_keys, args=args)
         answer = _status(reply)
         if answer == "ok":
-            if events:
+            if int(reply[3]):
                 await self._index.touch(encounter_id, now)
             return AppendResult(int(reply[1]), int(reply[2]), duplicate=False)
         if answer == "duplicate":
@@ -171,7 +174,8 @@ class EventStore(Store):
     async def archive(self, encounter_id: str) -> dict[str, str]:
         keys = encounter_keys(encounter_id)
         now = self._index.now_ms()
-        reply = await self._archive(keys=keys.all(), args=[seconds_text(now), self._retention_ms])
+        args: list[str | int] = [seconds_text(now), now, self._retention_ms]
+        reply = await self._archive(keys=keys.all(), args=args)
         if _status(reply) == "missing":
             raise EncounterNotFound(encounter_id)
         if int(reply[1]):

@@ -53,7 +53,8 @@ end
 """
 
 # KEYS: meta, events, seed
-# ARGV: hash, body, seed, now (created and updated), then meta field/value pairs
+# ARGV: hash, body, seed, now (created and updated), now in ms (indexed), then meta
+#       field/value pairs
 CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
   return {'exists'}
@@ -61,8 +62,8 @@ end
 redis.call('XADD', KEYS[2], '1-0', 'e', ARGV[2], 'h', ARGV[1])
 redis.call('SET', KEYS[3], ARGV[3])
 redis.call('HSET', KEYS[1], 'version', '1', 'hash', ARGV[1], 'created', ARGV[4],
-           'updated', ARGV[4], 'status', 'active')
-for i = 5, #ARGV, 2 do
+           'updated', ARGV[4], 'status', 'active', 'indexed', ARGV[5])
+for i = 6, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 return {'ok'}
@@ -70,7 +71,7 @@ return {'ok'}
 
 # KEYS: meta, events, cmds, outbox, outbox-data, snap, seed, audit, fray:deadlines
 # ARGV: expected version, command id, fingerprint, encounter id,
-#       status ('' leaves it), now (updated), retention (ms),
+#       status ('' leaves it), now (updated), now in ms, index lag (ms), retention (ms),
 #       event count, (hash, body) per event,
 #       deadline count, (key, due, payload) per deadline,
 #       cancel count, key per cancelled deadline
@@ -82,7 +83,8 @@ local meta, events, cmds = KEYS[1], KEYS[2], KEYS[3]
 local outbox, outbox_data, index = KEYS[4], KEYS[5], KEYS[9]
 local expected = tonumber(ARGV[1])
 local command_id, fingerprint, encounter = ARGV[2], ARGV[3], ARGV[4]
-local status, now, retention = ARGV[5], ARGV[6], tonumber(ARGV[7])
+local status, now, now_ms = ARGV[5], ARGV[6], tonumber(ARGV[7])
+local lag, retention = tonumber(ARGV[8]), tonumber(ARGV[9])
 
 -- A retry of a recorded command gets its first outcome, whatever version it expected.
 local record = redis.call('HGET', cmds, command_id)
@@ -118,8 +120,8 @@ if top_version ~= version then
   return {'corrupt', version, top_version}
 end
 
-local n = tonumber(ARGV[8])
-local i = 9
+local n = tonumber(ARGV[10])
+local i = 11
 local last_hash = nil
 for k = 1, n do
   redis.call('XADD', events, string.format('%d-0', expected + k), 'e', ARGV[i + 1], 'h', ARGV[i])
@@ -127,11 +129,20 @@ for k = 1, n do
   i = i + 2
 end
 local first, last = expected + 1, expected + n
+-- Whether the caller should write the tenant index: on a change of status, else at most
+-- once per `lag` ms (`service.store.redis_index`).
+local reindex = 0
 if n > 0 then
+  local before = redis.call('HGET', meta, 'status')
   redis.call('HSET', meta, 'version', string.format('%d', last), 'hash', last_hash,
              'updated', now)
   if status ~= '' then
     redis.call('HSET', meta, 'status', status)
+  end
+  local indexed = tonumber(redis.call('HGET', meta, 'indexed') or '0')
+  if (status ~= '' and status ~= before) or now_ms - indexed >= lag then
+    redis.call('HSET', meta, 'indexed', ARGV[7])
+    reindex = 1
   end
 end
 redis.call('HSET', cmds, command_id, string.format('%d:%d:', first, last) .. fingerprint)
@@ -154,7 +165,7 @@ if deadlines + cancels > 0 then
   sync_index(outbox, index, encounter)
 end
 retain({meta, events, cmds, outbox, outbox_data, KEYS[6], KEYS[7], KEYS[8]}, retention)
-return {'ok', first, last}
+return {'ok', first, last, reindex}
 """
 )
 
@@ -227,7 +238,7 @@ return {'ok'}
 )
 
 # KEYS: meta, events, cmds, outbox, outbox-data, snap, seed, audit
-# ARGV: now (updated), retention (ms)
+# ARGV: now (updated), now in ms (indexed), retention (ms)
 # Returns {'missing'} or {'ok', changed (0 or 1), meta field, value, ...}. Archiving again
 # changes nothing: not `updated`, not the expiry.
 ARCHIVE = (
@@ -238,8 +249,8 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
 end
 local changed = 0
 if redis.call('HGET', KEYS[1], 'status') ~= 'archived' then
-  redis.call('HSET', KEYS[1], 'status', 'archived', 'updated', ARGV[1])
-  retain(KEYS, tonumber(ARGV[2]))
+  redis.call('HSET', KEYS[1], 'status', 'archived', 'updated', ARGV[1], 'indexed', ARGV[2])
+  retain(KEYS, tonumber(ARGV[3]))
   changed = 1
 end
 local reply = {'ok', changed}

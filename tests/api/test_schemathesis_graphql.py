@@ -53,12 +53,14 @@ CHECKS = [refusals_are_deliberate, response_schema_conformance]
 OPERATIONS = [
     "Query.rulesets",
     "Query.signingKeys",
+    "Query.encounters",
     "Query.encounter",
     "Query.audit",
     "Mutation.createEncounter",
     "Mutation.mintToken",
     "Mutation.submitCommand",
     "Mutation.previewCommand",
+    "Mutation.archiveEncounter",
 ]
 
 

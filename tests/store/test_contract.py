@@ -135,7 +135,8 @@ def test_head_and_meta(run_store: RunStore, encounter_id: str) -> None:
         assert meta["hash"] == first.hash
         assert float(meta["created"]) > 0
         assert (meta["updated"], meta["status"]) == (meta["created"], "active")
-        assert set(meta) == {"ruleset", "version", "hash", "created", "updated", "status"}
+        own = {"version", "hash", "created", "updated", "status", "indexed"}
+        assert set(meta) == {"ruleset", *own}
 
         await store.append(encounter_id, 1, "cmd", "fp", events(2, 2))
         later = await store.meta(encounter_id)

@@ -227,3 +227,20 @@ def test_tenant_encounters_reads_the_index(run_store: RunStore) -> None:
         assert await store.tenant_encounters(t) == [f"{t}/a", f"{t}/b"]
 
     run_store(scenario)
+
+
+def test_an_entry_trailing_its_meta_is_still_found_and_bounded_by_the_meta(
+    run_store: RunStore,
+) -> None:
+    clock, t = Clock(), tenant()
+
+    async def scenario(store: Store) -> None:
+        await store.create(f"{t}/a", event(1), seed=b"s")
+        created = millis((await store.meta(f"{t}/a") or {})["created"])
+        clock.now += 0.5  # within INDEX_LAG_MS of the create: the entry is not moved
+        await store.append(f"{t}/a", 1, "c", "fp", [event(2)])
+        assert await ids(store, t, oldest=created + 400) == ["a"]
+        assert await ids(store, t, newest=created + 400) == []
+        assert await ids(store, t, oldest=created + 501) == []
+
+    run_store(scenario, clock=clock)

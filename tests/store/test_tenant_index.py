@@ -13,7 +13,7 @@ import redis.asyncio
 
 from service.store import EncounterExists, EventStore
 from service.store.keys import encounter_keys, hash_tag, tenant_backfilled, tenant_index
-from service.store.listing import GHOST_GRACE_MS, millis
+from service.store.listing import GHOST_GRACE_MS, INDEX_LAG_MS, millis
 from service.store.scripts import DROP_GONE
 from tests.store.helpers import event
 
@@ -75,16 +75,42 @@ def test_a_missed_index_write_is_repaired_by_the_next_page(run_redis: Run) -> No
     run_redis(scenario, clock=clock)
 
 
-def test_a_missed_index_write_is_repaired_by_the_next_append(run_redis: Run) -> None:
+def test_a_missed_index_write_is_repaired_by_the_next_append_past_the_lag(
+    run_redis: Run,
+) -> None:
     t = tenant()
+    clock = Clock(time.time())
 
     async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
         await store.create(f"{t}/a", event(1), seed=b"s")
         await client.zrem(tenant_index(t), f"{t}/a")
+        clock.now += INDEX_LAG_MS / 1000
         await store.append(f"{t}/a", 1, "c", "fp", [event(2)])
         assert await scores(client, t) == {f"{t}/a": await updated(store, f"{t}/a")}
 
-    run_redis(scenario)
+    run_redis(scenario, clock=clock)
+
+
+def test_a_burst_of_appends_writes_the_index_once_a_second(run_redis: Run) -> None:
+    t = tenant()
+    clock = Clock(time.time())
+
+    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+        await store.create(f"{t}/a", event(1), seed=b"s")
+        created = await updated(store, f"{t}/a")
+        for version in range(2, 11):  # nine commands within the second
+            clock.now += 0.1
+            await store.append(f"{t}/a", version - 1, f"c{version}", "fp", [event(version)])
+        assert await scores(client, t) == {f"{t}/a": created}
+        assert await updated(store, f"{t}/a") == created + 900
+        clock.now += 0.1  # a second after the last index write
+        await store.append(f"{t}/a", 10, "c11", "fp", [event(11)])
+        assert await scores(client, t) == {f"{t}/a": created + 1000}
+        clock.now += 0.1  # a change of status is written at once
+        await store.append(f"{t}/a", 11, "c12", "fp", [event(12)], status="ended")
+        assert await scores(client, t) == {f"{t}/a": created + 1100}
+
+    run_redis(scenario, clock=clock)
 
 
 def test_creating_a_taken_id_leaves_its_entry_as_it_was(run_redis: Run) -> None:
