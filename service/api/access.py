@@ -7,6 +7,7 @@ from starlette.requests import Request
 from service.app.audits import Audits
 from service.app.auth import Auth, Principal, bearer
 from service.app.encounters import Encounters
+from service.app.tickets import Tickets
 from service.engine import Engine
 
 
@@ -27,6 +28,11 @@ def encounters_of(request: Request) -> Encounters:
 def audits_of(request: Request) -> Audits:
     audits: Audits = request.app.state.audits
     return audits
+
+
+def tickets_of(request: Request) -> Tickets:
+    tickets: Tickets = request.app.state.tickets
+    return tickets
 
 
 def auth_of(request: Request) -> Auth:

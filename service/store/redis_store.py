@@ -36,7 +36,13 @@ from service.store.events import (
     score_text,
     stream_id,
 )
-from service.store.keys import DEADLINE_INDEX, encounter_keys, hash_tag, meta_pattern
+from service.store.keys import (
+    DEADLINE_INDEX,
+    encounter_keys,
+    hash_tag,
+    meta_pattern,
+    ticket_key,
+)
 from service.store.multiplex import Multiplexed
 from service.store.protocol import NO_META, Store
 
@@ -183,6 +189,17 @@ class EventStore(Store):
             keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
         )
         return bool(int(reply))
+
+    async def put_ticket(
+        self, encounter_id: str, ticket_id: str, payload: bytes, ttl_ms: int
+    ) -> None:
+        key = ticket_key(encounter_id, ticket_id)
+        await self._client.set(key, payload, px=checks.check_ttl(ttl_ms))
+
+    async def take_ticket(self, encounter_id: str, ticket_id: str) -> bytes | None:
+        # GETDEL (Redis 6.2): read and delete in one command, so one taker gets it.
+        value = await self._client.getdel(ticket_key(encounter_id, ticket_id))
+        return None if value is None else _bytes(value)
 
     # -- reading -------------------------------------------------------------------------
 
