@@ -82,7 +82,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     # routes. No two paths overlap, so the order only decides how many regexes a request
     # runs before its own.
     routes: list[BaseRoute] = [
-        *graphql_routes(),
+        *graphql_routes(origins=settings.cors_origins),
         *rest.routes,
         Route("/", ops.index),
         Route("/healthz", ops.healthz),
