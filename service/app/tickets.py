@@ -35,7 +35,6 @@ from service.domain.context import Actor, Role
 from service.domain.errors import NotFound
 from service.domain.ids import public_id, stream_id
 from service.domain.receipts import b64url, unb64url
-from service.store.errors import InvalidArgument
 from service.store.protocol import Store
 
 PREFIX = "fst1"
@@ -93,10 +92,7 @@ class Tickets:
             )
         tenant = claims["tenant"]
         stream = stream_id(tenant, encounter_id)
-        try:
-            grant = await self._store.take_ticket(stream, claims["id"])
-        except InvalidArgument:  # signed by Fray, so only a Fray of other ids made it
-            grant = None
+        grant = await self._store.take_ticket(stream, claims["id"])
         if grant is None:
             raise InvalidTicket(f"this stream ticket has been used; {MINT_AGAIN}")
         return _principal(orjson.loads(grant), tenant, encounter_id, stream, claims["exp"])
