@@ -21,7 +21,7 @@ from service.app.auth import system_principal
 from service.app.encounters import Encounters
 from service.app.receipts import Signer, SigningKeyError, parse_signing_keys
 from service.audit import AuditReport, keys_of
-from service.config import Settings
+from service.config import ConfigError, Settings
 from service.demos import (
     combat_ii,
     d20_action_points,
@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    handler = {
+    handler: Callable[[argparse.Namespace], int] = {
         "serve": _serve,
         "worker": _worker,
         "dev": _dev,
@@ -57,7 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "schema": _schema,
         "openapi": _openapi,
     }[args.command]
-    return handler(args)
+    try:
+        return handler(args)
+    except ConfigError as error:
+        print(f"fray {args.command}: {error}", file=sys.stderr)
+        return 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -132,12 +136,16 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def _log_config() -> dict[str, object]:
-    """Uvicorn's logging, plus Fray's own logger writing its JSON lines as they are."""
+    """Uvicorn's logging, plus Fray's own logger writing its JSON lines as they are; no
+    line shows a stream ticket (`service.api.logs`)."""
     import copy
 
     from uvicorn.config import LOGGING_CONFIG
 
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"redact": {"()": "service.api.logs.RedactTickets"}}
+    for handler in ("default", "access"):
+        config["handlers"][handler]["filters"] = ["redact"]
     config["formatters"]["fray"] = {"format": "%(message)s"}
     config["handlers"]["fray"] = {
         "class": "logging.StreamHandler",
@@ -152,7 +160,7 @@ def _dev(args: argparse.Namespace) -> int:
     try:
         cli_dev.keep_signing_key()
         cli_dev.keep_credentials(args.port)
-    except (SigningKeyError, cli_dev.DevSettingError) as error:
+    except SigningKeyError as error:
         print(f"fray dev: {error}", file=sys.stderr)
         return 2
     settings = Settings.from_env()

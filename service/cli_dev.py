@@ -13,6 +13,7 @@ from pathlib import Path
 
 from service.app.auth import parse_keys
 from service.app.receipts import new_key_entry, parse_signing_keys
+from service.config import ConfigError
 
 # Where `fray dev` keeps what it generates, beside its embedded Redis's data: the encounters
 # it persists stay usable after a restart (their tenant's key, the tokens minted for them,
@@ -23,7 +24,7 @@ DEV_TOKEN_SECRET = DEV_DIR / "token-secret"
 DEV_SIGNING_KEY = DEV_DIR / "signing-key"
 
 
-class DevSettingError(ValueError):
+class DevSettingError(ConfigError):
     """A kept setting that does not read: `fray dev` stops and names the file."""
 
 

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_BODY = 64 * 1024
 DEFAULT_RATE_LIMIT = 50
+ANY_ORIGIN = "*"
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*")
+
+
+class ConfigError(ValueError):
+    """A setting that does not parse: the message names the variable and what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -20,6 +28,8 @@ class Settings:
     max_body: int = DEFAULT_MAX_BODY
     rate_limit: int = DEFAULT_RATE_LIMIT
     sse_heartbeat: float = 15.0
+    # FRAY_CORS_ORIGINS: the browser origins allowed to call Fray, or ("*",); () for no CORS.
+    cors_origins: tuple[str, ...] = ()
     # FRAY_RETENTION_DAYS: how long an ended or archived encounter is kept after its last
     # write; None keeps every encounter for ever.
     retention_days: float | None = None
@@ -42,7 +52,45 @@ class Settings:
             max_body=int(os.environ.get("FRAY_MAX_BODY", DEFAULT_MAX_BODY)),
             rate_limit=int(os.environ.get("FRAY_RATE_LIMIT", DEFAULT_RATE_LIMIT)),
             retention_days=_retention_days(os.environ.get("FRAY_RETENTION_DAYS") or None),
+            cors_origins=parse_origins(os.environ.get("FRAY_CORS_ORIGINS", "")),
         )
+
+
+def parse_origins(value: str) -> tuple[str, ...]:
+    """FRAY_CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`, as a browser
+    sends them in `Origin`), or `*` alone for any origin; empty for none. A value a browser
+    would never send (a path, a trailing slash, a default port) would silently match
+    nothing, so it is refused."""
+    origins = tuple(part.strip() for part in value.split(",") if part.strip())
+    if ANY_ORIGIN in origins:
+        if len(origins) > 1:
+            raise ConfigError("FRAY_CORS_ORIGINS: '*' (any origin) stands alone, not in a list")
+        return origins
+    return tuple(_origin(origin) for origin in origins)
+
+
+def _origin(text: str) -> str:
+    def refuse(why: str) -> ConfigError:
+        return ConfigError(
+            f"FRAY_CORS_ORIGINS: {text!r} is not an origin ({why}); write scheme://host[:port], "
+            "e.g. https://vtt.example.com or http://localhost:3000"
+        )
+
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as error:
+        raise refuse(str(error)) from None
+    if not _SCHEME.fullmatch(parts.scheme) or not parts.netloc.strip():
+        raise refuse("no scheme://host")
+    if parts.path or parts.query or parts.fragment or text.endswith(("?", "#")):
+        raise refuse("an origin has no path, not even a trailing '/'")
+    if parts.username is not None or not parts.hostname or parts.netloc.endswith(":"):
+        raise refuse("an origin is a host and an optional port, nothing more")
+    if port is not None and (parts.scheme, port) in (("http", 80), ("https", 443)):
+        raise refuse(f"browsers leave out the default port {port}")
+    # Browsers send the scheme and host in lower case.
+    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 def _retention_days(text: str | None) -> float | None:
@@ -53,7 +101,7 @@ def _retention_days(text: str | None) -> float | None:
     except ValueError:
         days = 0.0
     if not 0 < days < float("inf"):
-        raise ValueError(
+        raise ConfigError(
             f"FRAY_RETENTION_DAYS must be a positive number of days (e.g. 30 or 0.5), not {text!r}"
         )
     return days

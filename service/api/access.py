@@ -8,6 +8,7 @@ from service.app.audits import Audits
 from service.app.auth import Auth, Principal, bearer
 from service.app.encounters import Encounters
 from service.app.management import Management
+from service.app.tickets import Tickets
 from service.engine import Engine
 
 
@@ -33,6 +34,11 @@ def audits_of(request: Request) -> Audits:
 def management_of(request: Request) -> Management:
     management: Management = request.app.state.management
     return management
+
+
+def tickets_of(request: Request) -> Tickets:
+    tickets: Tickets = request.app.state.tickets
+    return tickets
 
 
 def auth_of(request: Request) -> Auth:

@@ -68,7 +68,21 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "No, a bad or an expired credential.",
     ),
     ErrorKind(
+        401,
+        ("auth/invalid-ticket",),
+        "A stream ticket that is forged, for another encounter, expired or already used (the "
+        "message says which): mint a new one for each connection.",
+    ),
+    ErrorKind(
         403, ("auth/forbidden",), "A token for another encounter, or a role that may not do this."
+    ),
+    ErrorKind(
+        403,
+        ("cors/refused",),
+        "A CORS preflight from an origin not in `FRAY_CORS_ORIGINS`, or asking for a method or "
+        "request header Fray does not take; the message names which. It carries no CORS "
+        "header, so the browser blocks the request: the page's script sees a failed `fetch`, "
+        "the browser's network panel shows this answer.",
     ),
     ErrorKind(
         404,

@@ -1,4 +1,5 @@
-"""An encounter's events: pages by version cursor, or a live SSE stream that resumes."""
+"""An encounter's events: pages by version cursor, or a live SSE stream that resumes; and
+the stream tickets a browser opens that stream with."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.access import encounters_of, viewer
+from service.api.access import encounter_id_of, encounters_of, tickets_of, viewer
 from service.api.bodies import MAX_QUERY_INT, query_int
 from service.api.errors import InvalidRequest
 from service.api.responses import JSONResponse
+from service.app.auth import Principal
 from service.app.following import SubscriptionLost
 from service.domain.errors import FrayError
 
@@ -30,10 +32,15 @@ def wants_stream(request: Request) -> bool:
 
 
 async def list_events(request: Request) -> Response:
-    principal = await viewer(request)
     encounters = encounters_of(request)
+    ticket = request.query_params.get("ticket")
     if wants_stream(request):
-        after = _resume_from(request)
+        if ticket is None:
+            principal = await viewer(request)
+            after = _resume_from(request)
+        else:
+            after = _resume_from(request)  # a bad one is refused before the ticket is spent
+            principal = await _ticket_holder(request, ticket)
         # Refused (404, 503) before the stream starts.
         events = await encounters.follow(principal, after, idle=DISCONNECT_POLL)
         return StreamingResponse(
@@ -41,10 +48,35 @@ async def list_events(request: Request) -> Response:
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
+    if ticket is not None:
+        raise InvalidRequest(
+            "a stream ticket opens the live stream only (add follow=true); read pages with "
+            "the Authorization header"
+        )
+    principal = await viewer(request)
     after = query_int(request, "after", 0, 0, None)
     limit = query_int(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     page = await encounters.events(principal, after, limit)
     return JSONResponse({"events": page.events, "next_after": page.last, "has_more": page.has_more})
+
+
+async def _ticket_holder(request: Request, ticket: str) -> Principal:
+    """Whom a stream ticket stands for (`Tickets.redeem`): it is spent."""
+    if "authorization" in request.headers:
+        raise InvalidRequest("send the Authorization header or a stream ticket, not both")
+    return await tickets_of(request).redeem(ticket, encounter_id_of(request))
+
+
+async def mint_stream_ticket(request: Request) -> JSONResponse:
+    """A single-use ticket for this encounter's SSE stream, granting what the caller's
+    credential grants; minting counts against the credential's rate limit."""
+    principal = await encounters_of(request).admit(
+        request.headers.get("authorization"), encounter_id_of(request)
+    )
+    minted = await tickets_of(request).mint(principal)
+    return JSONResponse(
+        {"ticket": minted.ticket, "expires_at": minted.expires_at.isoformat()}, status_code=201
+    )
 
 
 def _resume_from(request: Request) -> int:

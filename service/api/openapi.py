@@ -185,6 +185,14 @@ def _document() -> str:
                     "description": "An encounter token for one encounter and one role (gm, "
                     "player, observer or auditor), with an expiry.",
                 },
+                "streamTicket": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "ticket",
+                    "description": "A single-use stream ticket (mintStreamTicket), for one SSE "
+                    "connection to an encounter's events: what a browser's EventSource, which "
+                    "cannot send headers, passes instead.",
+                },
             },
         },
     }

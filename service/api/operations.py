@@ -29,6 +29,7 @@ from service.api.replies import (
     Receipt,
     Rulesets,
     Seed,
+    StreamTicketMinted,
     TokenMinted,
 )
 from service.api.shapes import Event
@@ -40,7 +41,8 @@ REF = "#/components/schemas/{model}"
 JSON = "application/json"
 
 
-AUTH_CODES = codes_of(401)
+TICKET_CODES = ("auth/invalid-ticket",)
+AUTH_CODES = tuple(code for code in codes_of(401) if code not in TICKET_CODES)
 BODY_CODES = ("request/malformed-json", "request/invalid")
 # A number out of range or nesting too deep anywhere in a command or the options.
 VALUE_CODES = ("request/number-out-of-range", "request/too-deep", "request/bad-id")
@@ -180,6 +182,7 @@ def _encounter_links() -> dict[str, Any]:
         "ListEvents": "listEvents",
         "LegalActions": "listLegalActions",
         "MintToken": "mintToken",
+        "MintStreamTicket": "mintStreamTicket",
         "GetSeed": "getSeed",
         "ExportEvents": "exportEvents",
         "GetAudit": "getAudit",
@@ -421,13 +424,27 @@ OPERATIONS: tuple[Operation, ...] = (
                 alternatives=(("text/event-stream", SSE_EVENT),),
             ),
             Reply(
-                400, "A bad `after`, `limit` or `Last-Event-ID`.", Error, codes=("request/invalid",)
+                400,
+                "A bad `after`, `limit` or `Last-Event-ID`; a `ticket` without `follow=true`, "
+                "or with an Authorization header.",
+                Error,
+                codes=("request/invalid",),
             ),
-            _unauthorized(),
+            Reply(
+                401,
+                "No credential, a bad one or an expired one; or a stream ticket that is "
+                "forged, for another encounter, expired or used.",
+                Error,
+                codes=(*AUTH_CODES, *TICKET_CODES),
+            ),
             _forbidden(FORBIDDEN_ENCOUNTER),
             _not_found(),
             _ruleset_unavailable(),
         ),
+        security=("tenantKey", "encounterToken", "streamTicket"),
+        description="A browser's `EventSource` cannot send an Authorization header: it "
+        "passes a stream ticket (`mintStreamTicket`) as `ticket` instead, good for one "
+        "connection. To resume, mint a new ticket and pass `after` (the last `id` received).",
         params=(
             ENCOUNTER_PARAM,
             Param(
@@ -441,12 +458,46 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
             Param("follow", "query", {"type": "boolean"}, "Stream live as SSE."),
             Param(
+                "ticket",
+                "query",
+                {"type": "string"},
+                "A stream ticket, in place of the Authorization header (SSE only; spent by "
+                "this request).",
+            ),
+            Param(
                 "Last-Event-ID",
                 "header",
                 {"type": "string", "pattern": "^[0-9]+$"},
                 "Resume an SSE stream after this version.",
             ),
         ),
+    ),
+    Operation(
+        "post",
+        f"{ENCOUNTER_ID}/stream-tickets",
+        "mintStreamTicket",
+        "Mint a single-use ticket for this encounter's SSE stream (any role's token or the "
+        "tenant API key): what a browser's EventSource passes in place of the header.",
+        "events",
+        (
+            Reply(201, "The ticket.", StreamTicketMinted),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+            Reply(
+                429,
+                "Too many commands from this credential (a ticket counts as one); wait "
+                "`Retry-After` seconds.",
+                Error,
+                codes=("rate/limited",),
+                headers={"Retry-After": "Seconds to wait."},
+            ),
+        ),
+        params=(ENCOUNTER_PARAM,),
+        description="The ticket grants what the credential grants (its role, subject and "
+        "combatants: the same events, redacted alike), for this encounter's event stream, "
+        "once, for 60 seconds (less if the token expires sooner). Pass it as `ticket` in "
+        "`GET .../events?follow=true&ticket=...`. Fray never logs it.",
     ),
     Operation(
         "get",
@@ -591,6 +642,7 @@ RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     LegalActions,
     ActionOption,
     TokenMinted,
+    StreamTicketMinted,
     Seed,
     Event,
     EventPage,

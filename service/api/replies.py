@@ -100,6 +100,17 @@ class TokenMinted(BaseModel):
     expires_at: str = Field(json_schema_extra={"format": "date-time"})
 
 
+class StreamTicketMinted(BaseModel):
+    ticket: str = Field(
+        description="Pass it as `ticket` in the URL of one SSE stream of this encounter "
+        "(`GET .../events?follow=true&ticket=...`), in place of the Authorization header."
+    )
+    expires_at: str = Field(
+        description="60 seconds from now, or sooner when the minting token expires sooner.",
+        json_schema_extra={"format": "date-time"},
+    )
+
+
 class Seed(BaseModel):
     seed: str = Field(pattern="^[0-9a-f]{64}$", description="32 bytes of hex.")
     commitment: str = Field(description="SHA-256 of the seed, as the stream committed to it.")

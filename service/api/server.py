@@ -12,6 +12,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
 
 from service.api import ops, rest
+from service.api.cors import cors_middleware
 from service.api.errors import EXCEPTION_HANDLERS
 from service.api.graphql import graphql_routes
 from service.api.middleware import BodyLimitMiddleware
@@ -22,6 +23,7 @@ from service.app.management import Management
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.app.receipts import Signer
+from service.app.tickets import Tickets
 from service.config import Settings
 from service.dispatch import Dispatcher
 from service.engine import Engine
@@ -61,6 +63,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         )
         state.audits = Audits(state.engine)
         state.management = Management(state.engine)
+        state.tickets = Tickets(state.auth, state.engine.store)
         await state.hub.start()
         # What exists now (modules, schemas, validators: ~80k objects) lives as long as
         # the process. Out of the collector's sight, a full collection no longer walks it:
@@ -81,7 +84,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     # routes. No two paths overlap, so the order only decides how many regexes a request
     # runs before its own.
     routes: list[BaseRoute] = [
-        *graphql_routes(),
+        *graphql_routes(origins=settings.cors_origins),
         *rest.routes,
         Route("/", ops.index),
         Route("/healthz", ops.healthz),
@@ -90,7 +93,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(BodyLimitMiddleware, limit=settings.max_body)],
+        # CORS outside the body limit, so a browser can read a 413 too.
+        middleware=[
+            *cors_middleware(settings.cors_origins),
+            Middleware(BodyLimitMiddleware, limit=settings.max_body),
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )

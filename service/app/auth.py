@@ -45,6 +45,7 @@ class Principal:
     tenant: str | None
     encounter_id: str | None  # the token's encounter (None for tenant keys)
     stream: str | None = None  # where the asked-for encounter lives in the store
+    expires: int | None = None  # a token's expiry (epoch seconds); None for a key
 
     def stream_of(self) -> str:
         assert self.stream is not None, "a principal resolved for an encounter"
@@ -136,10 +137,12 @@ class Auth:
             "tenant": tenant,
         }
         signed = f"{PREFIX}.{_b64(canonical_bytes(payload))}"
-        token = f"{signed}.{_b64(self._sign(signed))}"
+        token = f"{signed}.{_b64(self.sign(signed))}"
         return token, datetime.fromtimestamp(expires, UTC)
 
-    def _sign(self, signed: str) -> bytes:
+    def sign(self, signed: str) -> bytes:
+        """The HMAC-SHA256 of `signed` under FRAY_TOKEN_SECRET: tokens', and stream
+        tickets' (`service.app.tickets`), which a distinct prefix keeps apart."""
         return hmac.new(self._secret, signed.encode(), hashlib.sha256).digest()
 
     def verify(self, token: str) -> dict[str, Any]:
@@ -166,7 +169,7 @@ class Auth:
             payload = orjson.loads(_unb64(signed.split(".", 1)[1]))
         except (binascii.Error, ValueError) as error:
             raise InvalidToken("the token is garbled") from error
-        if not hmac.compare_digest(given, self._sign(signed)):
+        if not hmac.compare_digest(given, self.sign(signed)):
             raise InvalidToken("the token's signature does not match")
         if not isinstance(payload, dict) or payload.get("role") not in TOKEN_ROLES:
             raise InvalidToken("the token's payload is not a Fray token")
@@ -223,7 +226,7 @@ class Auth:
         )
         owner = payload.get("tenant")
         tenant = str(owner) if owner is not None else None
-        return Principal(actor, "token", tenant, enc, stream_id(tenant, enc))
+        return Principal(actor, "token", tenant, enc, stream_id(tenant, enc), payload["exp"])
 
     async def owner(self, encounter_id: str, engine: Engine) -> str | None:
         """The tenant that created an encounter: the actor of its first event (immutable,

@@ -23,3 +23,9 @@ class RateLimited(FrayError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message, details={"retry_after": retry_after})
         self.retry_after = retry_after
+
+
+class InvalidTicket(FrayError):
+    """A stream ticket that is forged, for another encounter, expired or used."""
+
+    code = "auth/invalid-ticket"

@@ -39,6 +39,24 @@ def retention_ms(retention: float | None) -> int:
     return max(1, round(retention * 1000))
 
 
+# A stream ticket's id is random base64url, as `service.app.tickets` makes it.
+_TICKET_ID = re.compile(r"[A-Za-z0-9_-]{16,128}")
+
+
+def check_ticket_id(ticket_id: str) -> str:
+    if not isinstance(ticket_id, str) or not _TICKET_ID.fullmatch(ticket_id):
+        raise InvalidArgument(
+            f"invalid ticket id {ticket_id!r}: 16-128 letters, digits, '-' or '_'"
+        )
+    return ticket_id
+
+
+def check_ttl(ttl_ms: int) -> int:
+    if ttl_ms < 1:
+        raise InvalidArgument(f"a ticket's time to live must be at least 1 ms, got {ttl_ms}")
+    return ttl_ms
+
+
 def check_snapshot_every(snapshot_every: int) -> int:
     if snapshot_every < 1:
         raise InvalidArgument("snapshot_every must be at least 1")

@@ -12,6 +12,7 @@ Cluster, all of them live in one slot and a Lua script may touch them together:
     fray:{<id>}:snap         string; "<version>:<payload>"
     fray:{<id>}:seed         string; the encounter's random seed
     fray:{<id>}:audit        string; "<audited version>:<payload>", the last audit's verdict
+    fray:{<id>}:ticket:<t>   string; a stream ticket's grant, until redeemed or expired (TTL)
 
 plus one global key, ``fray:deadlines`` (zset: encounter id scored by its earliest due
 deadline), and per tenant, on the tenant's own slot (hash tag ``{<tenant>}``):
@@ -30,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from service.store.checks import check_encounter_id
+from service.store.checks import check_encounter_id, check_ticket_id
 
 DEADLINE_INDEX = "fray:deadlines"
 
@@ -89,6 +90,12 @@ def tenant_backfilled(tenant: str | None) -> str:
 
 def _tenant_prefix(tenant: str | None) -> str:
     return "fray:untenanted" if tenant is None else f"fray:tenant:{{{tenant}}}"
+
+
+def ticket_key(encounter_id: str, ticket_id: str) -> str:
+    """Where a stream ticket waits to be redeemed, in its encounter's slot."""
+    prefix = f"fray:{{{check_encounter_id(encounter_id)}}}"
+    return f"{prefix}:ticket:{check_ticket_id(ticket_id)}"
 
 
 def events_key(encounter_id: str) -> str:

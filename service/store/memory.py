@@ -1,11 +1,11 @@
 """The in-memory store: the store contract in plain Python, for tests and embedding.
 
 It keeps what the Redis store keeps (each encounter's events, meta, seed, command records,
-outbox, snapshot and audit verdict, plus the global index of each encounter's earliest
-deadline and each tenant's index of encounters) in dictionaries of one process, and
-answers every call as the Redis store does: the same results, the same orderings (due
-time, then key or encounter id), the same errors, and the same refusals before any write.
-The contract suite (tests/store) runs against both.
+outbox, snapshot, audit verdict and stream tickets, plus the global index of each
+encounter's earliest deadline and each tenant's index of encounters) in dictionaries of one
+process, and answers every call as the Redis store does: the same results, the same
+orderings (due time, then key or encounter id), the same errors, and the same refusals
+before any write. The contract suite (tests/store) runs against both.
 
 What it does not do: persist anything (the data lives as long as the object), share an
 encounter between processes, or serve subscriptions (`StreamHub` reads Redis streams), and
@@ -98,6 +98,8 @@ class MemoryStore(Store):
         # Encounter id -> its earliest deadline's due time, as Redis keeps `fray:deadlines`.
         self._index: dict[str, float] = {}
         self._tenant_index = MemoryIndex(self._live_meta, self._now_ms)
+        # (encounter id, ticket id) -> (payload, monotonic expiry), as Redis keeps them.
+        self._tickets: dict[tuple[str, str], tuple[bytes, float]] = {}
 
     # -- writing -------------------------------------------------------------------------
 
@@ -269,6 +271,27 @@ class MemoryStore(Store):
             self._index[encounter_id] = min(d.due for d in encounter.outbox.values())
         else:
             self._index.pop(encounter_id, None)
+
+    async def put_ticket(
+        self, encounter_id: str, ticket_id: str, payload: bytes, ttl_ms: int
+    ) -> None:
+        checks.check_encounter_id(encounter_id)
+        checks.check_ticket_id(ticket_id)
+        checks.check_ttl(ttl_ms)
+        await _round_trip()
+        now = time.monotonic()
+        # Redis drops expired keys by itself; here the expired go when a ticket is added.
+        self._tickets = {k: kept for k, kept in self._tickets.items() if kept[1] > now}
+        self._tickets[(encounter_id, ticket_id)] = (bytes(payload), now + ttl_ms / 1000)
+
+    async def take_ticket(self, encounter_id: str, ticket_id: str) -> bytes | None:
+        checks.check_encounter_id(encounter_id)
+        checks.check_ticket_id(ticket_id)
+        await _round_trip()
+        kept = self._tickets.pop((encounter_id, ticket_id), None)
+        if kept is None or kept[1] <= time.monotonic():
+            return None
+        return kept[0]
 
     # -- reading -------------------------------------------------------------------------
 

@@ -103,6 +103,19 @@ class Store(Protocol):
         given its `payload`, been set again with another payload); True if removed."""
         ...
 
+    async def put_ticket(
+        self, encounter_id: str, ticket_id: str, payload: bytes, ttl_ms: int
+    ) -> None:
+        """Keep a single-use ticket's `payload` for `ttl_ms` milliseconds, in the
+        encounter's slot. The store does not check that the encounter exists."""
+        ...
+
+    async def take_ticket(self, encounter_id: str, ticket_id: str) -> bytes | None:
+        """A kept ticket's payload, removed as it is read, in one step: of any number of
+        callers taking one ticket at once, one gets it. None for a ticket unknown, already
+        taken or past its time to live."""
+        ...
+
     # -- reading -------------------------------------------------------------------------
 
     async def exists(self, encounter_id: str) -> bool: ...

@@ -38,7 +38,11 @@ from service.store.events import (
     score_text,
     stream_id,
 )
-from service.store.keys import DEADLINE_INDEX, encounter_keys
+from service.store.keys import (
+    DEADLINE_INDEX,
+    encounter_keys,
+    ticket_key,
+)
 from service.store.listing import (
     INDEX_LAG_MS,
     IndexPage,
@@ -237,6 +241,17 @@ class EventStore(Store):
             keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
         )
         return bool(int(reply))
+
+    async def put_ticket(
+        self, encounter_id: str, ticket_id: str, payload: bytes, ttl_ms: int
+    ) -> None:
+        key = ticket_key(encounter_id, ticket_id)
+        await self._client.set(key, payload, px=checks.check_ttl(ttl_ms))
+
+    async def take_ticket(self, encounter_id: str, ticket_id: str) -> bytes | None:
+        # GETDEL (Redis 6.2): read and delete in one command, so one taker gets it.
+        value = await self._client.getdel(ticket_key(encounter_id, ticket_id))
+        return None if value is None else _bytes(value)
 
     # -- reading -------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ def as_bash(language: str, code: str) -> str:
 def test_the_guide_has_curl_examples_for_every_topic() -> None:
     script = "\n".join(bash_blocks())
     for route in ("/v1/encounters\"", "/tokens", "/commands", "/events", "follow=true",
+                  "/stream-tickets", "ticket=$TICKET",
                   "/seed", "/export", "/audit", "/legal-actions", "/v1/rulesets",
                   "/v1/keys", "/v1/encounters?", "-X DELETE"):  # fmt: skip
         assert route in script, route
@@ -70,7 +71,8 @@ def test_every_example_runs_against_fray_serve(redis_url: str) -> None:
     assert result.returncode == 0, result.stderr
     outputs = result.stdout.split(marker)[1:]
     assert len(outputs) == len(blocks)
-    refused = ("internal", "auth/forbidden", "auth/missing", "auth/invalid-token", "auth/expired")
+    refused = ("internal", "auth/forbidden", "auth/missing", "auth/invalid-token", "auth/expired",
+               "auth/invalid-ticket")  # fmt: skip
     for block, output in zip(blocks, outputs, strict=True):
         assert output.strip() or re.fullmatch(r"[A-Z]+=\$\(.*\)\s*", block, re.DOTALL), block
         assert not [code for code in refused if f'"{code}"' in output], (block, output)

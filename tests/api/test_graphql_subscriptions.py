@@ -84,10 +84,14 @@ def table(redis_url: str, encounter_id: str) -> Iterator[Table]:
 
 @contextmanager
 def subscribed(
-    table: Table, credential: str | None, query: str, **variables: Any
+    table: Table,
+    credential: str | None,
+    query: str,
+    key: str = "authorization",
+    **variables: Any,
 ) -> Iterator[Socket]:
     with table.client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
-        payload = {"authorization": f"Bearer {credential}"} if credential else {}
+        payload = {key: f"Bearer {credential}"} if credential else {}
         ws.send_json({"type": "connection_init", "payload": payload})
         assert ws.receive_json() == {"type": "connection_ack"}
         ws.send_json(
@@ -132,6 +136,22 @@ def test_a_player_subscription_leaves_out_the_gms_hidden_roll(table):
 
     assert hidden == start + 1
     assert received["version"] == open_roll and received["data"]["purpose"] == "open"
+
+
+def test_connection_init_takes_the_token_as_authorization_in_either_case(table):
+    """A browser's websocket sends no headers: the token rides in `connection_init`."""
+    gm = table.skirmish()
+    player = table.mint(gm, "player", "bramli")
+    start = table.roll(gm, "warm-up")
+
+    with subscribed(
+        table, player, EVENTS, key="Authorization", id=table.encounter_id, after=start
+    ) as ws:
+        table.roll(gm, "ambush check", hidden=True)
+        open_roll = table.roll(gm, "open")
+        received = next_data(ws)["encounterEvents"]
+
+    assert received["version"] == open_roll  # the player's view: the hidden roll left out
 
 
 def test_the_summary_subscription_sends_the_summary_then_each_change(table):

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -40,6 +40,29 @@ def fray_serving(redis_url: str, count: int = 1, **env: str) -> Iterator[list[st
 
     Their output goes to a file, not a pipe (a pipe nobody reads fills up and blocks the
     server), and is shown if a process does not come up."""
+    with _serving(redis_url, count, env) as started:
+        yield [url for _, _, url in started]
+
+
+@contextmanager
+def fray_serving_logged(redis_url: str, **env: str) -> Iterator[tuple[str, Callable[[], str]]]:
+    """One `fray serve` process, unbuffered: its base URL, and a function that reads what
+    it has written to its standard output and error so far."""
+
+    with _serving(redis_url, 1, {**env, "PYTHONUNBUFFERED": "1"}) as [(_, log, url)]:
+
+        def output() -> str:
+            # pread: the process shares the file's offset, which a seek would move.
+            size = os.fstat(log.fileno()).st_size
+            return os.pread(log.fileno(), size, 0).decode(errors="replace")
+
+        yield url, output
+
+
+@contextmanager
+def _serving(
+    redis_url: str, count: int, env: dict[str, str]
+) -> Iterator[list[tuple[subprocess.Popen[bytes], IO[bytes], str]]]:
     environment = {
         **os.environ,
         "FRAY_REDIS_URL": redis_url,
@@ -62,7 +85,7 @@ def fray_serving(redis_url: str, count: int = 1, **env: str) -> Iterator[list[st
                 started.append((process, log, f"http://127.0.0.1:{port}"))
             for process, log, url in started:
                 _wait_ready(process, log, url)
-            yield [url for _, _, url in started]
+            yield started
         finally:
             for process, _, _ in started:
                 process.terminate()

@@ -18,7 +18,7 @@ from service.store import (
     StoreCorrupted,
     VersionConflict,
 )
-from service.store.keys import DEADLINE_INDEX, encounter_keys, hash_tag
+from service.store.keys import DEADLINE_INDEX, encounter_keys, hash_tag, ticket_key
 from tests.store.conftest import RedisScenario
 from tests.store.helpers import event, events
 
@@ -53,6 +53,21 @@ def test_every_key_of_an_encounter_carries_its_hash_tag(run_redis: Run, encounte
         assert found == {key.encode() for key in encounter_keys(encounter_id).all()}
         assert all(hash_tag(key) == encounter_id for key in found)
         assert await client.zscore(DEADLINE_INDEX, encounter_id) == 1e12
+
+    run_redis(scenario)
+
+
+def test_a_stream_ticket_lives_in_its_encounters_slot_for_its_time_to_live(
+    run_redis: Run, encounter_id: str
+) -> None:
+    async def scenario(store: EventStore, client: redis.asyncio.Redis) -> None:
+        await store.put_ticket(encounter_id, "t" * 32, b"grant", 60_000)
+        key = ticket_key(encounter_id, "t" * 32)
+        assert hash_tag(key) == encounter_id
+        assert await client.get(key) == b"grant"
+        assert 0 < await client.pttl(key) <= 60_000
+        await store.take_ticket(encounter_id, "t" * 32)
+        assert await client.exists(key) == 0
 
     run_redis(scenario)
 

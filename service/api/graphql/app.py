@@ -4,6 +4,7 @@ subscriptions over graphql-transport-ws."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -34,14 +35,23 @@ class FrayGraphQL(GraphQL[Context, None]):
         return Context(request=request, response=response)
 
 
-def make_graphql_app() -> FrayGraphQL:
-    """A new ASGI app; it reads the engine, hub and auth from the Starlette app's state."""
-    return FrayGraphQL(SCHEMA, subscription_protocols=PROTOCOLS, graphql_ide="graphiql")
+def make_graphql_app(origins: Sequence[str] = ()) -> FrayGraphQL:
+    """A new ASGI app; it reads the engine, hub and auth from the Starlette app's state.
+
+    CORS does not cover websockets, so strawberry refuses a handshake whose `Origin` is
+    another site's unless it is one of `origins` (FRAY_CORS_ORIGINS, or `*`): a browser
+    page may subscribe from the origins that may call the REST API, and from no other."""
+    return FrayGraphQL(
+        SCHEMA,
+        subscription_protocols=PROTOCOLS,
+        graphql_ide="graphiql",
+        allowed_origins=origins,
+    )
 
 
-def graphql_routes(path: str = "/graphql") -> list[BaseRoute]:
+def graphql_routes(path: str = "/graphql", origins: Sequence[str] = ()) -> list[BaseRoute]:
     """The routes to list in `create_app`: HTTP and websocket at one path. (A `Mount` would
     answer a POST to /graphql with a redirect to /graphql/.) A POSTed `submitCommand` runs
     compiled when it can (service.api.graphql.compiled)."""
-    app = make_graphql_app()
+    app = make_graphql_app(origins)
     return [Route(path, CompiledGraphQL(app)), WebSocketRoute(path, app)]
