@@ -126,6 +126,12 @@ def _serve(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     from workers.main import run_worker
 
+    # RQ runs its scheduler in a fork of this process. Killed (as `fray dev` has its worker
+    # killed with it), this process would leave the fork running on, orphaned, holding the
+    # scheduler's lock and the terminal: the fork is told to stop (SIGTERM, which RQ's
+    # scheduler takes as a stop, releasing its lock) when this process dies.
+    os.register_at_fork(after_in_child=partial(die_with_parent, signal.SIGTERM))
+
     settings = Settings.from_env()
     print(
         f"fray worker: deadlines from {settings.redis_url}, "

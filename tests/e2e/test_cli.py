@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -13,7 +16,7 @@ import httpx
 import pytest
 
 from service.domain.canonical import canonical_bytes, envelope_hash
-from service.embedded_redis import free_port
+from service.embedded_redis import RedisServer, free_port
 from tests.engine_helpers import run_on_redis, send, skirmish
 
 FRAY = str(Path(sys.executable).parent / "fray")
@@ -263,3 +266,56 @@ def test_dev_refuses_a_kept_key_file_that_holds_no_key(tmp_path):
 
 def _bearer(credential: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {credential}"}
+
+
+def test_dev_stopped_leaves_no_process_behind(tmp_path):
+    """RQ's scheduler runs in a fork of the worker, which `fray dev` has killed with it:
+    the fork stops too, instead of running on orphaned (and holding the terminal). A Redis
+    of the test's own: a fresh scheduler lock, and a server that outlives `fray dev` (an
+    embedded one dies with it, and the orphan with its connection)."""
+    with RedisServer() as server:
+        env = {k: v for k, v in os.environ.items() if k not in DEV_SETTINGS}
+        env["FRAY_REDIS_URL"] = server.url
+        scheduler = _stop_dev_once_scheduling(tmp_path, env)
+    assert not _alive(scheduler)
+
+
+def _stop_dev_once_scheduling(tmp_path: Path, env: dict[str, str]) -> int:
+    """Start `fray dev`, stop it once its worker's scheduler runs, and wait until nothing
+    holds its output; the scheduler's pid."""
+    process = subprocess.Popen(
+        [FRAY, "dev", "--port", str(free_port())], cwd=tmp_path, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in process.stdout or ():
+            lines.put(line)
+        lines.put(None)  # end of file: no process holds the output any more
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    scheduler = None
+    while scheduler is None:
+        line = lines.get(timeout=60)
+        assert line is not None, "fray dev stopped before its scheduler started"
+        found = re.search(r"Scheduler for .* started with PID (\d+)", line)
+        scheduler = int(found.group(1)) if found else None
+    process.terminate()
+    process.wait(timeout=30)
+    reader.join(timeout=30)
+    # Checked before closing: closing waits for the reader, which waits for the holder.
+    assert not reader.is_alive(), "a process outlived fray dev, holding its output"
+    assert process.stdout is not None
+    process.stdout.close()
+    return scheduler
+
+
+def _alive(pid: int) -> bool:
+    """Running: not gone, nor a zombie that nobody reaped (an orphan's parent is init)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in status
