@@ -63,6 +63,12 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         400, ("encounter/unknown-ruleset", "encounter/bad-options"), "Creating an encounter."
     ),
     ErrorKind(
+        400,
+        ("command/wrong-ruleset",),
+        "GraphQL: a `CommandInput` member of another ruleset than the encounter's; the "
+        "message names the member to use.",
+    ),
+    ErrorKind(
         401,
         ("auth/missing", "auth/invalid-token", "auth/expired"),
         "No, a bad or an expired credential.",
@@ -126,10 +132,79 @@ CATALOGUE: tuple[ErrorKind, ...] = (
     ),
     ErrorKind(
         422,
+        (
+            "auth/gm-only",
+            "combatant/unknown",
+            "combatant/duplicate-id",
+            "combatant/bad-stats",
+            "encounter/already-started",
+            "encounter/no-combatants",
+            "encounter/ended",
+            "resource/unknown",
+            "resource/delta-or-set",
+            "condition/not-present",
+            "rewind/not-in-past",
+            "command/unknown",
+        ),
+        "The commands every ruleset shares (roster, start and end, GM adjustments, "
+        "conditions, rewind) refuse: a player sending a GM's command, an unknown or taken "
+        "combatant id, a stat block the ruleset does not read (the message names the "
+        "field), starting twice or with nobody, any command but `add-note` after the end, "
+        "an unknown pool, a change that gives both or neither of `delta` and `set`, removing "
+        "a condition the combatant does not have, rewinding to now or later. "
+        "`command/unknown` is a fault in Fray (a ruleset handed a command it does not take; "
+        "an unknown `type` is `400 command/unknown-type`). Each ruleset's page (docs/rules/) "
+        "lists the codes its own rules add.",
+    ),
+    ErrorKind(
+        422,
+        (
+            "map/none",
+            "map/off-map",
+            "map/impassable",
+            "map/occupied",
+            "map/not-placed",
+            "map/token-off-map",
+            "map/no-path",
+        ),
+        "Placing or moving a token: no map yet, a cell off the map, impassable or taken, a "
+        "combatant not yet placed, a new map that would leave a token off it, no path past "
+        "walls and enemies.",
+    ),
+    ErrorKind(
+        422,
+        (
+            "reactions/window-closed",
+            "reactions/not-eligible",
+            "reactions/already-answered",
+            "reactions/unknown-option",
+        ),
+        "Answering a reaction window that is closed, that does not list the combatant, that "
+        "it has answered already, or with an option it does not offer.",
+    ),
+    ErrorKind(
+        422,
         ("dice/bad-expression", "dice/too-large"),
         "A dice expression that does not parse, or one past a limit: 100 dice a term, 1,000 "
         "a roll, d10000, 500 characters, 50 levels of nesting, and no constant, repeat count "
         "or value along the way (`65536 * 65536`) beyond ±2,147,483,647.",
+    ),
+    ErrorKind(
+        422,
+        (
+            "dice/table-dice-not-allowed",
+            "dice/table-dice-required",
+            "dice/table-dice-missing",
+            "dice/table-die-out-of-range",
+            "dice/unused-table-dice",
+            "dice/table-order-missing",
+            "dice/table-order-invalid",
+            "dice/unused-table-order",
+        ),
+        "Dice from the table (`dice`, `deck_orders` of a command; the `dice` option): sent "
+        "to an encounter that rolls on the server, left out where the table rolls every die, "
+        "fewer or more dice than the command rolls, a face the die does not have, a deck "
+        "order missing, not listing each index once, or unused.",
     ),
     ErrorKind(
         429,
@@ -158,6 +233,15 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "A fault in Fray: a stored event that today's model does not read and no upcaster "
         "brings to it (`details` has its `type` and `schema`). The stream is intact; it folds "
         "again once the upcaster is added.",
+    ),
+    ErrorKind(
+        503,
+        ("subscription/too-slow", "subscription/interrupted"),
+        "A GraphQL subscription the server dropped: it fell too far behind, or the feed "
+        "stopped; `details.last_version` is where to resume (subscribe again with "
+        "`afterVersion`). It comes as an error on the subscription (`next` with `errors`, "
+        "this status in `extensions`), never as an HTTP answer; an SSE stream just closes "
+        "(reconnect with `Last-Event-ID`).",
     ),
     ErrorKind(
         503,

@@ -4,6 +4,9 @@ docs/api.md are derived from them."""
 
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +16,10 @@ from service.api import catalogue, doctables
 from service.api.errors import status_of
 from service.api.graphql.schema import build_schema
 from service.api.openapi import OPERATIONS, build_openapi
+from service.demos.runner import StepRefused
 from service.domain.envelope import ENVELOPE_FIELDS, seal
 from service.domain.errors import FrayError, RuleViolation
+from service.store.errors import StoreError
 
 GUIDE = doctables.GUIDE.read_text()
 
@@ -81,3 +86,86 @@ def test_every_code_an_operation_documents_is_in_the_catalogue_with_that_status(
         for reply in operation.replies:
             for code in reply.codes:
                 assert code in catalogue.codes_of(reply.status), (operation.path, code)
+
+
+# A code is a string literal of this shape; what Fray's source holds in this shape and is
+# not a code an answer carries is named here, with the reason.
+CODE = re.compile(r"^[a-z][a-z0-9-]*/[a-z0-9-]+$")
+SOURCE = Path(__file__).parents[2]
+NOT_ANSWERED = {
+    FrayError.code: "the base class's default; every error names its own code",
+    StepRefused.code: "`fray demo` prints it; no HTTP or GraphQL answer carries it",
+    **{code: "a media type" for code in ("application/json", "application/x-ndjson")},
+    **{code: "a media type" for code in ("text/event-stream", "text/plain")},
+}
+
+
+def _store_codes(kind: type[StoreError]) -> set[str]:
+    """The store's own codes: the engine turns each into an API error before it answers."""
+    return {kind.code}.union(*(_store_codes(sub) for sub in kind.__subclasses__()))
+
+
+def _code_literals(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and CODE.match(node.value)
+    }
+
+
+def _sources() -> list[Path]:
+    return sorted((SOURCE / "service").rglob("*.py")) + sorted((SOURCE / "workers").rglob("*.py"))
+
+
+def _ruleset_of(path: Path) -> str | None:
+    """The ruleset whose package holds `path` (`fifty-two`), or None outside one."""
+    parts = path.relative_to(SOURCE).parts
+    inside = parts[:2] == ("service", "rules") and len(parts) > 3
+    return parts[2].replace("_", "-") if inside else None
+
+
+def test_every_code_the_source_holds_outside_a_ruleset_is_in_the_catalogue() -> None:
+    """Issue 23 item 7: `encounter/busy` and the `dice/*` codes were missing from the table."""
+    catalogued = {code for kind in catalogue.CATALOGUE for code in kind.codes}
+    skipped = set(NOT_ANSWERED) | _store_codes(StoreError)
+    missing = {
+        f"{path.relative_to(SOURCE)}: {code}"
+        for path in _sources()
+        if _ruleset_of(path) is None
+        for code in _code_literals(path) - catalogued - skipped
+    }
+    assert not missing, "add these to service/api/catalogue.py, then `make docs`"
+
+
+def test_every_code_a_ruleset_raises_is_on_its_page_or_in_the_catalogue() -> None:
+    catalogued = {code for kind in catalogue.CATALOGUE for code in kind.codes}
+    missing = set()
+    for path in _sources():
+        ruleset = _ruleset_of(path)
+        if ruleset is None:
+            continue
+        page = (SOURCE / "docs" / "rules" / f"{ruleset}.md").read_text()
+        missing |= {
+            f"{path.relative_to(SOURCE)}: {code}"
+            for code in _code_literals(path) - catalogued
+            if f"`{code}`" not in page
+        }
+    assert not missing, "list these in the ruleset's docs/rules page"
+
+
+def test_the_code_scan_finds_codes_the_rules_raise_through_helpers() -> None:
+    """The scan reads literals, not calls, so a code passed through a helper
+    (`_refuse("gift/one-point", ...)`) or named by a constant counts too."""
+    found = set().union(*map(_code_literals, _sources()))
+    assert {"gift/one-point", "dice/bad-expression", "encounter/busy"} <= found
+    assert "store/version-conflict" in _store_codes(StoreError)
+
+
+@pytest.mark.parametrize(
+    "kind", [k for k in catalogue.CATALOGUE if k.status == 422 and not k.examples],
+    ids=lambda k: k.codes[0],
+)  # fmt: skip
+def test_a_rule_code_the_catalogue_lists_answers_422_as_the_rules_raise_it(kind: Any) -> None:
+    for code in kind.codes:
+        assert status_of(RuleViolation(code, "no")) == 422
