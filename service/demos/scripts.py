@@ -73,8 +73,8 @@ def read_script(directory: Traversable) -> Script:
 
 
 def add_combatant(directory: Traversable, ref: CombatantRef) -> Command:
-    """A stat-block file as an `add-combatant` command (keys for readers, such as
-    `epithet`, left out: `add-combatant` refuses them)."""
+    """A stat-block file as an `add-combatant` command, less its `epithet` (the demos'
+    streams were recorded without it, and the narration does not use it)."""
     block = json.loads((directory / ref.file).read_text(encoding="utf-8"))
     command = {k: block[k] for k in COMBATANT_FIELDS if k in block}
     if ref.combatant_id is not None:

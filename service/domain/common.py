@@ -29,7 +29,7 @@ from service.domain.reactions import (
     ReactionWindowClosed,
     ReactionWindowOpened,
 )
-from service.domain.table import Pool, TurnMoment
+from service.domain.table import EPITHET, Pool, TurnMoment, absent
 
 # --- commands ---------------------------------------------------------------------------
 
@@ -42,6 +42,9 @@ class AddCombatant(Command):
     type: Literal["add-combatant"] = "add-combatant"
     combatant_id: str | None = Field(default=None, min_length=1, max_length=64)
     name: str = Field(min_length=1, max_length=100)
+    epithet: str | None = Field(
+        default=None, min_length=1, max_length=100, exclude_if=absent, description=EPITHET
+    )
     side: str = Field(default="enemies", min_length=1, max_length=40)
     controller: str | None = Field(default=None, max_length=100)
     stats: Annotated[dict[str, Any], Shape("stats", of="combatant_id")] = Field(
@@ -54,6 +57,9 @@ class UpdateCombatant(Command):
     type: Literal["update-combatant"] = "update-combatant"
     combatant_id: str
     name: str | None = Field(default=None, min_length=1, max_length=100)
+    epithet: str | None = Field(
+        default=None, min_length=1, max_length=100, exclude_if=absent, description=EPITHET
+    )
     side: str | None = Field(default=None, min_length=1, max_length=40)
     controller: str | None = Field(default=None, max_length=100)
     stats: Annotated[dict[str, Any] | None, Shape("stats", of="combatant_id")] = None
@@ -253,6 +259,7 @@ class CombatantAdded(Event, Generic[StatsT]):
     type: Literal["combatant-added"] = "combatant-added"
     combatant_id: str
     name: str
+    epithet: str | None = Field(default=None, exclude_if=absent)
     side: str
     controller: str | None = None
     stats: Annotated[StatsT, Shape("stats", of="combatant_id")]
@@ -266,6 +273,7 @@ class CombatantUpdated(Event, Generic[StatsT]):
     type: Literal["combatant-updated"] = "combatant-updated"
     combatant_id: str
     name: str | None = None
+    epithet: str | None = Field(default=None, exclude_if=absent)
     side: str | None = None
     controller: str | None = None
     stats: Annotated[StatsT | None, Shape("stats", of="combatant_id")] = None

@@ -144,6 +144,7 @@ def _combatant(c: Combatant, hides: Hides | None) -> CombatantSummary:
     return CombatantSummary(
         id=c.id,
         name=c.name,
+        epithet=c.epithet,
         side=c.side,
         controller=c.controller,
         health=pools.get("hp"),

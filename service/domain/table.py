@@ -20,6 +20,15 @@ NOTES_KEPT = 20
 TurnMoment = Literal["start-of-turn", "end-of-turn"]
 
 
+def absent(value: object) -> bool:
+    """`exclude_if` of a field added after streams were recorded: left out of the dump when
+    unset, so what was recorded without it re-decides and folds to the same JSON."""
+    return value is None
+
+
+EPITHET = "A line for readers under the name (\"Ranger, level 10\"); no rule reads it."
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -45,6 +54,7 @@ class Condition(Frozen):
 class Combatant(Frozen):
     id: str
     name: str
+    epithet: str | None = Field(default=None, exclude_if=absent)
     side: str
     controller: str | None = None
     stats: Annotated[dict[str, Any], Shape("stats", of="id")] = Field(default_factory=dict)

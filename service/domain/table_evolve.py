@@ -37,6 +37,7 @@ def evolve_table(table: Table, event: Event) -> Table:
             combatant = Combatant(
                 id=event.combatant_id,
                 name=event.name,
+                epithet=event.epithet,
                 side=event.side,
                 controller=event.controller,
                 stats=_block(event.stats),
@@ -47,7 +48,7 @@ def evolve_table(table: Table, event: Event) -> Table:
         case CombatantUpdated():
             changes: dict[str, object] = {
                 name: value
-                for name in ("name", "side", "controller")
+                for name in ("name", "epithet", "side", "controller")
                 if (value := getattr(event, name)) is not None
             }
             if event.stats is not None:

@@ -108,6 +108,7 @@ def decide_common(
                     CombatantUpdated[stats_model](  # type: ignore[valid-type]
                         combatant_id=command.combatant_id,
                         name=command.name,
+                        epithet=command.epithet,
                         side=command.side,
                         controller=command.controller,
                         stats=stats,
@@ -251,6 +252,7 @@ def _add_combatant(
             CombatantAdded[stats_model](  # type: ignore[valid-type]
                 combatant_id=combatant_id,
                 name=command.name,
+                epithet=command.epithet,
                 side=command.side,
                 controller=command.controller,
                 stats=stats,

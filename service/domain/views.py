@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.domain.grid import Cell
+from service.domain.table import EPITHET
 
 
 class View(BaseModel):
@@ -26,6 +27,7 @@ class ConditionView(View):
 class CombatantSummary(View):
     id: str
     name: str
+    epithet: str | None = Field(default=None, description=EPITHET)
     side: str
     controller: str | None = None
     health: PoolView | None = None

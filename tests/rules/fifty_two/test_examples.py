@@ -81,14 +81,18 @@ def test_each_file_is_an_add_combatant_body_with_a_valid_stat_block(cid: str) ->
     s = FiftyTwoStats.model_validate(data["stats"])
     for expression in (s.normal_damage, s.critical_damage):
         assert dice.count_dice_upper_bound(dice.parse(expression)) >= 1
-    body = {key: value for key, value in data.items() if key != "epithet"}
-    command = AddCombatant.model_validate({"type": "add-combatant", **body})
+    command = AddCombatant.model_validate(data)
     assert command.stats == data["stats"]
 
 
-def test_the_epithet_is_for_readers_and_add_combatant_refuses_it() -> None:
+def test_the_epithet_is_for_readers_and_add_combatant_takes_it() -> None:
+    command = AddCombatant.model_validate(block("alan"))
+    assert command.epithet == block("alan")["epithet"]
+
+
+def test_an_empty_epithet_is_refused() -> None:
     with pytest.raises(ValidationError, match="epithet"):
-        AddCombatant.model_validate({"type": "add-combatant", **block("alan")})
+        AddCombatant.model_validate({**block("alan"), "epithet": ""})
 
 
 @pytest.mark.parametrize(
