@@ -26,7 +26,7 @@ def absent(value: object) -> bool:
     return value is None
 
 
-EPITHET = "A line for readers under the name (\"Ranger, level 10\"); no rule reads it."
+EPITHET = 'A line for readers under the name ("Ranger, level 10"); no rule reads it.'
 
 
 class Frozen(BaseModel):
