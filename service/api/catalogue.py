@@ -239,7 +239,7 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         ("subscription/too-slow", "subscription/interrupted"),
         "A GraphQL subscription the server dropped: it fell too far behind, or the feed "
         "stopped; `details.last_version` is where to resume (subscribe again with "
-        "`afterVersion`). It comes as an error on the subscription (`next` with `errors`, "
+        "`after`). It comes as an error on the subscription (`next` with `errors`, "
         "this status in `extensions`), never as an HTTP answer; an SSE stream just closes "
         "(reconnect with `Last-Event-ID`).",
     ),

@@ -5,7 +5,7 @@ The process's `StreamHub` delivers every event after the cursor in order, with n
 no duplicate; here each is redacted for the follower against the state as of that event
 (redaction reads options and sides, so the state is reloaded when the stream passes it).
 A follower resumes by following again from the last version it received (SSE's
-`Last-Event-ID`, GraphQL's `afterVersion`).
+`Last-Event-ID`, GraphQL's `after`).
 
 While Redis is away the hub reconnects with backoff and the follower just waits: nothing
 arrives, and idle ticks still do when asked for (SSE's heartbeats). If the hub drops the
@@ -50,7 +50,7 @@ class SubscriptionLost(FrayError):
             code = self.code
         encounter_id = public_id(stream)
         super().__init__(
-            f"{message} with afterVersion {last_version}",
+            f"{message} with after {last_version}",
             code=code,
             details={"encounter_id": encounter_id, "last_version": last_version},
         )

@@ -127,6 +127,7 @@ def summarize(
             WindowView(
                 id=w.id,
                 trigger=w.trigger if hides is None else hide(w.trigger, trigger_plan, hides)[0],
+                eligible={c: list(w.eligible[c]) for c in w.waiting_for()},
                 waiting_for=w.waiting_for(),
                 deadline=w.deadline,
             )

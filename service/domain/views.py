@@ -52,7 +52,16 @@ class ClockView(View):
 class WindowView(View):
     id: str
     trigger: dict[str, Any]
-    waiting_for: list[str]
+    eligible: dict[str, list[str]] = Field(
+        description=(
+            "Who may still answer, each with the options it may answer: the `eligible` of "
+            "`reaction-window-opened`, less those who have answered."
+        )
+    )
+    waiting_for: list[str] = Field(
+        deprecated="Use `eligible` (its keys, in the same order): the same combatants.",
+        description="The combatants of `eligible`.",
+    )
     deadline: str | None = None
 
 

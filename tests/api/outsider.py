@@ -18,10 +18,10 @@ from tests.api.conftest import bearer, sse_events
 
 EVENT_FIELDS = "version type schema data at commandId actor command rolls prevHash hash"
 SUMMARY_FIELDS = """ruleset version phase round acting details
-  combatants { id name side controller health { current max } pools position { x y }
+  combatants { id name epithet side controller health { current max } pools position { x y }
                conditions { name roundsLeft } outOfFight healthWord }
   clocks { id label owner status deadline remainingMs }
-  reactionWindows { id trigger waitingFor deadline }"""
+  reactionWindows { id trigger eligible deadline }"""
 ENCOUNTER = f"""query($id: String!, $asOf: Int) {{
   encounter(id: $id, asOf: $asOf) {{
     version state summary {{ {SUMMARY_FIELDS} }}
@@ -30,7 +30,7 @@ ENCOUNTER = f"""query($id: String!, $asOf: Int) {{
   }}
 }}"""
 EVENTS = f"""subscription($id: String!) {{
-  encounterEvents(encounterId: $id, afterVersion: 0) {{ {EVENT_FIELDS} }}
+  encounterEvents(encounterId: $id, after: 0) {{ {EVENT_FIELDS} }}
 }}"""
 SUMMARY = f"""subscription($id: String!) {{
   encounterSummary(encounterId: $id) {{ {SUMMARY_FIELDS} }}

@@ -20,7 +20,7 @@ with warnings.catch_warnings():
     from starlette.testclient import WebSocketTestSession as Socket
 
 EVENTS = """subscription($id: String!, $after: Int!) {
-  encounterEvents(encounterId: $id, afterVersion: $after) { version type data }
+  encounterEvents(encounterId: $id, after: $after) { version type data }
 }"""
 SUMMARY = """subscription($id: String!) {
   encounterSummary(encounterId: $id) { version round acting }
@@ -122,6 +122,43 @@ def test_events_after_a_version_arrive_in_order_with_no_gap_or_duplicate(table):
 
     assert last == before + 3
     assert versions == list(range(3, last + 1))
+
+
+OLD_EVENTS = """subscription($id: String!, $after: Int!) {
+  encounterEvents(encounterId: $id, afterVersion: $after) { version }
+}"""
+
+
+def test_the_deprecated_after_version_resumes_as_after_does(table):
+    """`afterVersion` was the subscription's own name for REST's and `events`' `after`."""
+    gm = table.skirmish()
+    start = table.roll(gm, "warm-up")
+
+    with subscribed(table, gm, OLD_EVENTS, id=table.encounter_id, after=start) as ws:
+        rolled = table.roll(gm, "after the old name")
+        received = next_data(ws)["encounterEvents"]
+
+    assert received["version"] == rolled == start + 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        pytest.param("after: 1, afterVersion: 2", "give `after` only", id="both, differing"),
+        pytest.param("after: -1", "0 or more", id="negative"),
+        pytest.param("afterVersion: -1", "0 or more", id="negative, old name"),
+    ],
+)
+def test_a_bad_resume_point_ends_the_subscription_with_request_invalid(table, arguments, words):
+    gm = table.skirmish()
+    query = "subscription($id: String!) { encounterEvents(encounterId: $id, %s) { version } }"
+
+    with subscribed(table, gm, query % arguments, id=table.encounter_id) as ws:
+        message = ws.receive_json()
+
+    assert message["type"] == "next" and message["payload"]["data"] is None
+    (error,) = message["payload"]["errors"]
+    assert error["extensions"]["code"] == "request/invalid" and words in error["message"]
 
 
 def test_a_player_subscription_leaves_out_the_gms_hidden_roll(table):

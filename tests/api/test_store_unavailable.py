@@ -25,7 +25,7 @@ ENCOUNTER = "ford"
 ROLL = {"command": {"type": "roll", "expression": "1d6"}}
 QUERY = "query($id: String!) { encounter(id: $id) { version } }"
 EVENTS = """subscription($id: String!) {
-  encounterEvents(encounterId: $id, afterVersion: 0) { version }
+  encounterEvents(encounterId: $id, after: 0) { version }
 }"""
 
 

@@ -138,7 +138,7 @@ query Encounter($id: String!) {
 }""")
 EVENTS = gql("""
 subscription Events($id: String!, $after: Int!) {
-  encounterEvents(encounterId: $id, afterVersion: $after) { version type data commandId }
+  encounterEvents(encounterId: $id, after: $after) { version type data commandId }
 }""")
 
 

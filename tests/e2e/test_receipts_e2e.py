@@ -92,7 +92,7 @@ mutation Submit($encounterId: String!, $command: CommandInput!) {
 }""")
 EVENTS = gql("""
 subscription Events($id: String!, $after: Int!) {
-  encounterEvents(encounterId: $id, afterVersion: $after) {
+  encounterEvents(encounterId: $id, after: $after) {
     version hash receipt { kid encounterId version hash sig }
   }
 }""")

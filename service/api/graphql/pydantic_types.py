@@ -85,6 +85,8 @@ class TypeFactory:
             annotation, default = self._with_default(annotation, info)
             annotations[attr] = annotation
             extra = {} if default is _REQUIRED else {"default": default}
+            if isinstance(info.deprecated, str):
+                extra["deprecation_reason"] = info.deprecated
             namespace[attr] = strawberry.field(
                 name=graphql_name(key), description=_describe(info), **extra
             )

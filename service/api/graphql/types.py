@@ -98,7 +98,9 @@ else:
 
 @strawberry.type
 class EventEdge:
-    cursor: str = strawberry.field(description="Opaque; pass it as `after` to resume.")
+    cursor: str = strawberry.field(
+        description="The event's version, as a string; pass it as `after` to resume."
+    )
     node: Event
 
 
@@ -146,7 +148,10 @@ class Encounter:
         loaded = self._loaded
         return action_outputs(loaded.ruleset.legal_actions(loaded.state, self._actor))
 
-    @fields.field("Events after the cursor `after`, at most `first` (≤ 1000).")
+    @fields.field(
+        "Events after the cursor `after` (a version, as a string, as REST's `after`), at most "
+        "`first` (≤ 1000)."
+    )
     async def events(
         self, info: Info, after: str | None = None, first: int = 100
     ) -> EventConnection:

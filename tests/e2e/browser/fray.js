@@ -99,7 +99,7 @@ async function spent(encounterId, streamTicket) {
 function subscribe(token, encounterId, after) {
   const socket = new WebSocket(`${base.replace(/^http/, "ws")}/graphql`, "graphql-transport-ws");
   const query = `subscription Events($id: String!, $after: Int!) {
-    encounterEvents(encounterId: $id, afterVersion: $after) { version type }
+    encounterEvents(encounterId: $id, after: $after) { version type }
   }`;
   return new Promise((resolve) => {
     socket.onopen = () => {

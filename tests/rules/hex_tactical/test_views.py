@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from service.domain.context import GM, Actor
 from service.domain.narration import COMMON, namer
 from service.domain.views import ActionOption
@@ -377,7 +379,9 @@ def test_the_summary_shows_the_window_everything_waits_on():
     summary = RULESET.summary(state_of(table), GM)
 
     (window,) = summary.reaction_windows
-    assert window.trigger["kind"] == "opportunity-attack" and window.waiting_for == ["bob"]
+    assert window.trigger["kind"] == "opportunity-attack" and list(window.eligible) == ["bob"]
+    with pytest.warns(DeprecationWarning, match="eligible"):
+        assert window.waiting_for == ["bob"]
 
 
 def test_every_event_of_the_ruleset_has_its_own_sentence():
