@@ -1,7 +1,8 @@
 """GraphiQL in a real browser (tests/e2e/conftest.py's chromium), from a real `fray serve`,
 with every request to another origin than Fray's blocked: the page loads, shows where the
 token goes, sends the token typed in its Headers pane with a query and in a subscription's
-`connection_init`, and shows what Fray answers. Nothing is fetched from anywhere else."""
+`connection_init`, and shows what Fray answers, without keeping the token. Nothing is
+fetched from anywhere else."""
 
 from __future__ import annotations
 
@@ -154,6 +155,10 @@ def test_a_token_typed_in_graphiql_runs_a_query_and_a_subscription(
         assert rolled.status_code == 201, rolled.text
         second = result_shows(page, "dice-rolled")
         violations = page.evaluate("window.cspViolations")
+        stored: dict[str, str] = page.evaluate("({...localStorage})")
+        page.reload()
+        page.wait_for_selector(HEADERS_EDITOR)
+        reloaded = text_of(page, HEADERS_EDITOR)
 
     assert queried == {"data": {"encounter": {"version": 1}}}
     assert first == {"data": {"encounterEvents": {"version": 1, "type": "encounter-created"}}}
@@ -166,3 +171,7 @@ def test_a_token_typed_in_graphiql_runs_a_query_and_a_subscription(
     assert traffic.blocked == []
     assert violations == []
     assert traffic.errors == []
+    # The history was kept, without the token; a reload starts from the placeholder again.
+    assert "encounterEvents" in stored["graphiql:queries"]
+    assert [key for key, value in stored.items() if gm in value] == []
+    assert json.loads(reloaded) == {"Authorization": "Bearer <your token>"}

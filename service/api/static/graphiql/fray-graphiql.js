@@ -25,6 +25,51 @@
     "",
   ].join("\n");
 
+  // GraphiQL's own localStorage (as its default: keys under "graphiql:"), except that the
+  // history and favourites are kept without their headers: GraphiQL writes each query's
+  // headers there whatever shouldPersistHeaders says, and a token must not be kept.
+  var PREFIX = "graphiql:";
+  var HISTORY = /^graphiql:(queries|favorites)$/;
+  function withoutHeaders(value) {
+    try {
+      var stored = JSON.parse(value);
+      Object.keys(stored).forEach(function (list) {
+        if (Array.isArray(stored[list])) {
+          stored[list].forEach(function (item) {
+            if (item && typeof item === "object") delete item.headers;
+          });
+        }
+      });
+      return JSON.stringify(stored);
+    } catch (error) {
+      return "";
+    }
+  }
+  function keys() {
+    return Object.keys(localStorage).filter(function (key) {
+      return key.indexOf(PREFIX) === 0;
+    });
+  }
+  var storage = {
+    getItem: function (key) {
+      return localStorage.getItem(key);
+    },
+    setItem: function (key, value) {
+      localStorage.setItem(key, HISTORY.test(key) ? withoutHeaders(value) : value);
+    },
+    removeItem: function (key) {
+      localStorage.removeItem(key);
+    },
+    clear: function () {
+      keys().forEach(function (key) {
+        localStorage.removeItem(key);
+      });
+    },
+    get length() {
+      return keys().length;
+    },
+  };
+
   var fetcher = GraphiQL.createFetcher({ url: url, subscriptionUrl: subscriptionUrl });
   var root = ReactDOM.createRoot(document.getElementById("graphiql"));
   root.render(
@@ -33,8 +78,9 @@
       defaultQuery: QUERY,
       defaultHeaders: HEADERS,
       defaultEditorToolsVisibility: "headers",
-      // Tokens stay out of localStorage.
+      // Tokens stay out of localStorage: not in the tabs, not in the history (storage).
       shouldPersistHeaders: false,
+      storage: storage,
     })
   );
 })();
