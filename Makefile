@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit coverage docs golden bench fuzz soak clean
+.PHONY: run test lint typecheck unit coverage docs golden bench fuzz soak clean vendor-graphiql
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ docs: $(STAMP)
 	$(BIN)/python -m service.api.doctables docs/api.md
 	$(BIN)/fray openapi > openapi/openapi.yaml
 	$(BIN)/fray schema > schema/schema.graphql
+
+# GraphiQL's vendored assets, from npm at the versions pinned in the script (its README says
+# more): service/api/static/graphiql/vendor/.
+vendor-graphiql:
+	service/api/static/graphiql/vendor/refresh.sh
 
 # Record the golden streams that are missing (tests/fixtures/streams/README.md). One that
 # exists is re-recorded only by name with --force: `make golden FORCE="--force NAME"`.

@@ -6,7 +6,8 @@ the page's origin. Without FRAY_CORS_ORIGINS the page can neither call Fray nor 
 websocket to it.
 
 The page is tests/e2e/browser/ (fray.js: fetch, EventSource and graphql-transport-ws by
-hand, nothing loaded from the network); a static server on its own port serves it.
+hand, nothing loaded from the network); a static server on its own port serves it. The
+browser is tests/e2e/conftest.py's `browser_page`.
 """
 
 from __future__ import annotations
@@ -20,16 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
 from service.rules.registry import RULESETS
 from tests.api.conftest import KEY
 from tests.e2e.helpers import bearer, fray_serving
 
 PAGE = Path(__file__).parent / "browser"
-CHROMIUM = "/usr/bin/chromium"  # Debian's package: .ci/run installs it
-WAIT_MS = 20_000  # a hang guard: each wait ends as soon as the page has what it waits for
 EVENT_TYPES = sorted(RULESETS["freeform"].event_models)
 SKIRMISH = [
     {"type": "add-combatant", "combatant_id": "bramli", "name": "Bramli", "side": "heroes",
@@ -64,20 +62,6 @@ def page_origin() -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
-
-
-@pytest.fixture(scope="module")
-def browser_page() -> Iterator[Page]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no {CHROMIUM}: `apt-get install -y chromium` (.ci/run does)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(WAIT_MS)
-            yield page
-        finally:
-            browser.close()
 
 
 @contextmanager

@@ -1,5 +1,6 @@
 """A built wheel plays every demo: Fray installed from its wheel, away from the source tree,
-reads the examples from its own package data.
+reads the examples from its own package data. It holds GraphiQL's page and vendored assets
+too, with their licences.
 
 The wheel is built from a copy of the files it is made of, so the build leaves nothing in the
 working tree, and the copy is deleted before any demo runs. The wheel goes into a fresh venv
@@ -19,6 +20,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from service.api import graphiql
 from service.cli import DEMOS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +28,20 @@ WHEEL_SOURCES = ("pyproject.toml", "README.md", "service", "workers")
 PURELIB = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
 # Where the venv's Python finds the demos, and everywhere it looks.
 FOUND = "import json, sys, service.demos; print(json.dumps([service.demos.__file__, sys.path]))"
+# GraphiQL's assets (their digests) and page as the installed wheel serves them, and the
+# files beside the vendored ones.
+GRAPHIQL = """import json
+from service.api import graphiql
+print(json.dumps({
+    "assets": {key: asset.digest for key, asset in graphiql.assets().items()},
+    "page": graphiql.page("/graphql/assets"),
+    "vendor": sorted(path.name for path in (graphiql.STATIC / "vendor").iterdir()),
+}))"""
+VENDORED = {
+    "graphiql.min.js", "graphiql.min.css", "react.production.min.js",
+    "react-dom.production.min.js", "LICENSE.graphiql", "LICENSE.react", "LICENSE.react-dom",
+    "THIRD-PARTY-NOTICES.txt", "README.md",
+}  # fmt: skip
 
 
 def test_an_installed_wheel_plays_every_demo(tmp_path, redis_url):
@@ -45,6 +61,10 @@ def test_an_installed_wheel_plays_every_demo(tmp_path, redis_url):
     module, path = json.loads(_run(python, "-c", FOUND))
     assert Path(module).is_relative_to(site), module
     assert str(ROOT) not in path, path
+    installed = json.loads(_run(python, "-c", GRAPHIQL))
+    assert installed["assets"] == {key: asset.digest for key, asset in graphiql.assets().items()}
+    assert installed["page"] == graphiql.page("/graphql/assets")
+    assert set(installed["vendor"]) >= VENDORED, installed["vendor"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"FRAY_REDIS_URL": redis_url}
     # The demos are independent (each its own encounter), so they run side by side.
     fray = [str(venv / "bin" / "fray"), "demo"]

@@ -1,5 +1,6 @@
-"""The ASGI app mounted at /graphql: HTTP queries and mutations, GraphiQL in a browser,
-subscriptions over graphql-transport-ws."""
+"""The ASGI app mounted at /graphql: HTTP queries and mutations, GraphiQL in a browser
+(service.api.graphiql: served from Fray's own origin), subscriptions over
+graphql-transport-ws."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
+from service.api.graphiql import asset_route, page_response
 from service.api.graphql.compiled import CompiledGraphQL
 from service.api.graphql.context import Context
 from service.api.graphql.schema import SCHEMA
@@ -20,6 +22,8 @@ PROTOCOLS = ("graphql-transport-ws",)
 
 
 class FrayGraphQL(GraphQL[Context, None]):
+    assets = "/graphql/assets"  # where the GraphiQL page finds its assets
+
     def decode_json(self, data: str | bytes) -> object:
         """JSON nested too deeply for Python's parser is malformed JSON: a 400 for a body
         ("Unable to parse request body as JSON"), a 4400 close for a websocket message,
@@ -29,29 +33,40 @@ class FrayGraphQL(GraphQL[Context, None]):
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
 
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """Fray's GraphiQL page, not strawberry's (which loads everything from a CDN)."""
+        return page_response(self.assets)
+
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
         return Context(request=request, response=response)
 
 
-def make_graphql_app(origins: Sequence[str] = ()) -> FrayGraphQL:
+def make_graphql_app(origins: Sequence[str] = (), assets: str = "/graphql/assets") -> FrayGraphQL:
     """A new ASGI app; it reads the engine, hub and auth from the Starlette app's state.
 
     CORS does not cover websockets, so strawberry refuses a handshake whose `Origin` is
     another site's unless it is one of `origins` (FRAY_CORS_ORIGINS, or `*`): a browser
     page may subscribe from the origins that may call the REST API, and from no other."""
-    return FrayGraphQL(
+    app = FrayGraphQL(
         SCHEMA,
         subscription_protocols=PROTOCOLS,
         graphql_ide="graphiql",
         allowed_origins=origins,
     )
+    app.assets = assets
+    return app
 
 
 def graphql_routes(path: str = "/graphql", origins: Sequence[str] = ()) -> list[BaseRoute]:
     """The routes to list in `create_app`: HTTP and websocket at one path. (A `Mount` would
     answer a POST to /graphql with a redirect to /graphql/.) A POSTed `submitCommand` runs
-    compiled when it can (service.api.graphql.compiled)."""
-    app = make_graphql_app(origins)
-    return [Route(path, CompiledGraphQL(app)), WebSocketRoute(path, app)]
+    compiled when it can (service.api.graphql.compiled). GraphiQL's assets are under
+    `<path>/assets/`."""
+    app = make_graphql_app(origins, assets=path + "/assets")
+    return [
+        Route(path, CompiledGraphQL(app)),
+        WebSocketRoute(path, app),
+        asset_route(app.assets),
+    ]
