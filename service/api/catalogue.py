@@ -64,6 +64,12 @@ CATALOGUE: tuple[ErrorKind, ...] = (
     ),
     ErrorKind(
         400,
+        ("request/subscription-over-http",),
+        "GraphQL: a subscription sent in an HTTP request; subscriptions run over a websocket "
+        "at `/graphql` (graphql-transport-ws).",
+    ),
+    ErrorKind(
+        400,
         ("command/wrong-ruleset",),
         "GraphQL: a `CommandInput` member of another ruleset than the encounter's; the "
         "message names the member to use.",

@@ -97,6 +97,7 @@ NOT_ANSWERED = {
     StepRefused.code: "`fray demo` prints it; no HTTP or GraphQL answer carries it",
     **{code: "a media type" for code in ("application/json", "application/x-ndjson")},
     **{code: "a media type" for code in ("text/event-stream", "text/plain")},
+    **{code: "a media type" for code in ("text/css", "text/javascript")},
 }
 
 

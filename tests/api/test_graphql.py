@@ -503,3 +503,36 @@ async def test_a_command_naming_two_rulesets_is_refused_before_any_resolver_runs
     assert body["data"] is None
     (error,) = body["errors"]
     assert "exactly one" in error["message"] and "path" not in error
+
+
+# --- subscriptions over HTTP ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "operation"),
+    [
+        ('subscription { encounterEvents(encounterId: "e1") { version } }', None),
+        (
+            'query Q { rulesets { name } } subscription S { encounterEvents(encounterId: "e1") '
+            "{ version } }",
+            "S",
+        ),
+    ],
+)
+async def test_a_subscription_sent_over_http_is_refused_with_its_code(gql, query, operation):
+    response = await gql.client.post(
+        "/graphql", json={"query": query, "operationName": operation}, headers=bearer(KEY)
+    )
+
+    assert response.status_code == 200
+    (error,) = response.json()["errors"]
+    assert error["extensions"] == {"code": "request/subscription-over-http", "status": 400}
+    assert "websocket" in error["message"]
+
+
+async def test_a_query_beside_a_subscription_still_runs_over_http(gql):
+    query = 'query Q { rulesets { name } } subscription S { encounterEvents(encounterId: "e1") { version } }'  # noqa: E501
+    response = await gql.client.post("/graphql", json={"query": query, "operationName": "Q"})
+
+    assert response.status_code == 200
+    assert "freeform" in {r["name"] for r in response.json()["data"]["rulesets"]}

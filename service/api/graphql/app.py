@@ -6,17 +6,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from graphql import OperationType, get_operation_ast, parse
+from graphql.error import GraphQLError, GraphQLSyntaxError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.types import ExecutionResult
 
 from service.api.graphiql import asset_route, page_response
 from service.api.graphql.compiled import CompiledGraphQL
-from service.api.graphql.context import Context
+from service.api.graphql.context import Context, graphql_error
 from service.api.graphql.schema import SCHEMA
+from service.domain.errors import FrayError
+
+if TYPE_CHECKING:
+    from cross_web import AsyncHTTPRequestAdapter
+    from strawberry.http import GraphQLRequestData
 
 PROTOCOLS = ("graphql-transport-ws",)
 
@@ -33,6 +42,30 @@ class FrayGraphQL(GraphQL[Context, None]):
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
 
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        """A subscription sent over HTTP is refused with its own code: it runs over a
+        websocket (graphql-transport-ws). Strawberry would run its resolver as a plain
+        field and answer "an internal error occurred" (a null it cannot return)."""
+        query, name = request_data.query, request_data.operation_name
+        if query is not None and "subscription" in query and _is_subscription(query, name):
+            error = FrayError(
+                "a subscription runs over a websocket at /graphql (the graphql-transport-ws "
+                "protocol), not in an HTTP request; queries and mutations run over HTTP",
+                code="request/subscription-over-http",
+            )
+            return ExecutionResult(data=None, errors=[graphql_error(error)])
+        return await super().execute_single(
+            request, request_adapter, sub_response, context, root_value, request_data
+        )
+
     async def render_graphql_ide(self, request: Request) -> Response:
         """Fray's GraphiQL page, not strawberry's (which loads everything from a CDN)."""
         return page_response(self.assets)
@@ -41,6 +74,16 @@ class FrayGraphQL(GraphQL[Context, None]):
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
         return Context(request=request, response=response)
+
+
+def _is_subscription(query: str, operation_name: str | None) -> bool:
+    """Whether the operation a request runs is a subscription (a query that does not parse,
+    or names no operation it has, is left to strawberry's own errors)."""
+    try:
+        operation = get_operation_ast(parse(query), operation_name)
+    except (GraphQLSyntaxError, GraphQLError):
+        return False
+    return operation is not None and operation.operation == OperationType.SUBSCRIPTION
 
 
 def make_graphql_app(origins: Sequence[str] = (), assets: str = "/graphql/assets") -> FrayGraphQL:
