@@ -34,11 +34,12 @@ coverage: $(STAMP)
 test: lint typecheck unit
 
 # The derived parts of the docs and specs: the tables of docs/api.md (from the envelope and
-# the error catalogue), the OpenAPI document and the GraphQL schema.
+# the error catalogue), the OpenAPI document, the GraphQL schema and the rulesets' JSON Schemas.
 docs: $(STAMP)
 	$(BIN)/python -m service.api.doctables docs/api.md
 	$(BIN)/fray openapi > openapi/openapi.yaml
 	$(BIN)/fray schema > schema/schema.graphql
+	$(BIN)/fray schemas schema/
 
 # Record the golden streams that are missing (tests/fixtures/streams/README.md). One that
 # exists is re-recorded only by name with --force: `make golden FORCE="--force NAME"`.
