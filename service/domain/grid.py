@@ -69,7 +69,8 @@ class Cell(BaseModel):
         if handler.mode == "serialization":
             return schema
         pair = {"type": "array", "prefixItems": [{"type": "integer"}] * 2, "minItems": 2}
-        return {"anyOf": [schema, {**pair, "maxItems": 2}]}
+        title = schema.pop("title", "Cell")
+        return {"title": title, "anyOf": [schema, {**pair, "maxItems": 2}]}
 
     def __lt__(self, other: Cell) -> bool:
         return (self.y, self.x) < (other.y, other.x)
