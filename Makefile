@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The Node dev tools (openapi-typescript, tsc) tests/api/test_generated_clients.py runs.
+TYPEGEN := tools/typegen
+NODE_STAMP := $(TYPEGEN)/node_modules/.installed
 
 .PHONY: run test lint typecheck unit coverage docs golden bench fuzz soak clean vendor-graphiql
 
@@ -11,6 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+$(NODE_STAMP): $(TYPEGEN)/package-lock.json
+	cd $(TYPEGEN) && npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
 
 run: $(STAMP)
 	$(BIN)/fray dev
@@ -24,21 +31,22 @@ typecheck: $(STAMP)
 
 # Branch coverage is measured on every run (the `fray serve` and `fray worker` processes the
 # tests start included) and the run fails under the floor in pyproject.toml.
-unit: $(STAMP)
+unit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -n auto -q --cov --cov-report=
 
-coverage: $(STAMP)
+coverage: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -n auto -q --cov --cov-report=term --cov-report=html:htmlcov
 	@echo "line by line: htmlcov/index.html"
 
 test: lint typecheck unit
 
 # The derived parts of the docs and specs: the tables of docs/api.md (from the envelope and
-# the error catalogue), the OpenAPI document and the GraphQL schema.
+# the error catalogue), the OpenAPI document, the GraphQL schema and the rulesets' JSON Schemas.
 docs: $(STAMP)
 	$(BIN)/python -m service.api.doctables docs/api.md
 	$(BIN)/fray openapi > openapi/openapi.yaml
 	$(BIN)/fray schema > schema/schema.graphql
+	$(BIN)/fray schemas schema/
 
 # GraphiQL's vendored assets, from npm at the versions pinned in the script (its README says
 # more): service/api/static/graphiql/vendor/.
@@ -61,4 +69,4 @@ soak: $(STAMP)
 	FRAY_SOAK=1 $(BIN)/pytest -q -s -m soak tests
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.* htmlcov
+	rm -rf $(VENV) $(TYPEGEN)/node_modules .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.* htmlcov

@@ -1,9 +1,10 @@
-"""`fray serve | worker | dev | demo | export | audit | schema | openapi`."""
+"""`fray serve | worker | dev | demo | export | audit | schema | schemas | openapi`."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -55,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "export": _export,
         "audit": _audit,
         "schema": _schema,
+        "schemas": _schemas,
         "openapi": _openapi,
     }[args.command]
     try:
@@ -96,6 +98,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--out", help="file to write (default: standard output)")
     cli_audit.add_parser(sub)
     sub.add_parser("schema", help="print the GraphQL schema (SDL), as in schema/schema.graphql")
+    schemas = sub.add_parser(
+        "schemas",
+        help="write each ruleset's JSON Schemas to DIR/<ruleset>/, as in schema/",
+    )
+    schemas.add_argument("directory", type=Path)
     sub.add_parser("openapi", help="print the OpenAPI spec (YAML), as in openapi/openapi.yaml")
     return parser
 
@@ -328,6 +335,25 @@ def _schema(args: argparse.Namespace) -> int:
     from service.api.graphql import sdl
 
     sys.stdout.write(sdl())
+    return 0
+
+
+def schema_files() -> dict[str, str]:
+    """Each ruleset's JSON Schemas as files: `<ruleset>/<kind>.json` and its text."""
+    from service.rules.registry import RULESETS
+
+    return {
+        f"{name}/{kind}.json": json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+        for name, ruleset in RULESETS.items()
+        for kind, schema in ruleset.json_schemas().items()
+    }
+
+
+def _schemas(args: argparse.Namespace) -> int:
+    for relative, text in schema_files().items():
+        path = args.directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     return 0
 
 

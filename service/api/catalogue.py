@@ -101,6 +101,12 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         ("encounter/not-found", "route/not-found"),
         "Unknown encounter (another tenant's included) or path.",
     ),
+    ErrorKind(
+        404,
+        ("ruleset/not-found",),
+        "`GET /v1/rulesets/{name}` of a ruleset this Fray does not run; `details.valid` lists "
+        "the ones it does.",
+    ),
     ErrorKind(405, ("route/method-not-allowed",), ""),
     ErrorKind(
         409,

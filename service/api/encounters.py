@@ -21,7 +21,7 @@ from service.api.responses import JSONResponse
 from service.app.management import MAX_LIMIT, EncounterFilter
 from service.app.views import encounter_view
 from service.domain.canonical import sha256_hex
-from service.rules.registry import RULESETS, versions_of
+from service.rules.registry import RULESETS, ruleset_named, versions_of
 
 EXPORT_PAGE = 500
 
@@ -40,6 +40,19 @@ async def list_rulesets(request: Request) -> JSONResponse:
         for r in RULESETS.values()
     ]
     return JSONResponse({"rulesets": rulesets})
+
+
+async def get_ruleset(request: Request) -> JSONResponse:
+    ruleset = ruleset_named(request.path_params["name"], code="ruleset/not-found")
+    return JSONResponse(
+        {
+            "name": ruleset.name,
+            "version": ruleset.version,
+            "versions": versions_of(ruleset.name),
+            "title": ruleset.title,
+            "schemas": ruleset.json_schemas(),
+        }
+    )
 
 
 async def create_encounter(request: Request) -> JSONResponse:

@@ -20,6 +20,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from starlette.requests import Request
 from starlette.responses import Response
 
+from service.api.command_schemas import command_components
 from service.api.operations import (
     JSON,
     OPERATIONS,
@@ -55,18 +56,14 @@ def _components() -> tuple[dict[str, Any], dict[tuple[type[BaseModel], str], Any
 
 
 def _command_types(schemas: dict[str, Any]) -> None:
-    """The envelope's `command` is validated by its encounter's ruleset; name its types."""
-    kinds = sorted({kind for r in RULESETS.values() for kind in r.command_types()})
+    """The envelope's `command`: every ruleset's commands (service.api.command_schemas)."""
+    components, command = command_components(list(RULESETS.values()), REF, schemas)
+    clashes = [n for n, body in components.items() if schemas.setdefault(n, body) != body]
+    assert not clashes and "Command" not in schemas, f"components named alike: {clashes}"
+    schemas.update(components)
+    schemas["Command"] = command
     request = schemas["CommandRequest"]["properties"]
-    request["command"] = {
-        "type": "object",
-        "title": "Command",
-        "description": "A command of the encounter's ruleset (see GET /v1/rulesets): its "
-        "`type` and that command's fields.",
-        "required": ["type"],
-        "properties": {"type": {"type": "string", "enum": kinds}},
-        "additionalProperties": True,
-    }
+    request["command"] = {"$ref": REF.format(model="Command")}
 
 
 def _error_schema(codes: tuple[str, ...]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from service.api.replies import (
     Readiness,
     Receipt,
     Rulesets,
+    RulesetSchemas,
     Seed,
     StreamTicketMinted,
     TokenMinted,
@@ -36,6 +37,7 @@ from service.api.shapes import Event
 from service.app.management import EncounterFilter
 from service.deciding import CommandRequest
 from service.domain.views import ActionOption, EncounterSummary
+from service.rules.registry import RULESETS
 
 REF = "#/components/schemas/{model}"
 JSON = "application/json"
@@ -210,6 +212,29 @@ OPERATIONS: tuple[Operation, ...] = (
         "encounters",
         (Reply(200, "Every ruleset.", Rulesets),),
         security=(),
+    ),
+    Operation(
+        "get",
+        "/v1/rulesets/{name}",
+        "getRuleset",
+        "A ruleset's JSON Schemas: its commands, events, options and stat block.",
+        "encounters",
+        (
+            Reply(200, "The ruleset and its schemas.", RulesetSchemas),
+            Reply(404, "No such ruleset.", Error, codes=("ruleset/not-found",)),
+        ),
+        security=(),
+        params=(
+            Param(
+                "name",
+                "path",
+                {"type": "string", "enum": sorted(RULESETS)},
+                "The ruleset's name, as GET /v1/rulesets lists it.",
+                required=True,
+            ),
+        ),
+        description="The same documents are checked in under `schema/<name>/` (`fray "
+        "schemas`), and the OpenAPI `Command` is the union of every ruleset's commands.",
     ),
     Operation(
         "get",
@@ -634,6 +659,7 @@ REQUEST_MODELS: tuple[type[BaseModel], ...] = (CreateEncounter, MintToken, Comma
 RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     Error,
     Rulesets,
+    RulesetSchemas,
     EncounterCreated,
     EncounterList,
     EncounterItem,

@@ -42,6 +42,28 @@ class Rulesets(BaseModel):
     rulesets: list[RulesetInfo]
 
 
+class RulesetSchemaSet(BaseModel):
+    commands: dict[str, Any] = Field(
+        description="JSON Schema of its commands: a `oneOf` discriminated by `type`."
+    )
+    events: dict[str, Any] = Field(
+        description="JSON Schema of its events (`type` and the envelope's `data`): a `oneOf` "
+        "discriminated by `type`."
+    )
+    options: dict[str, Any] = Field(description="JSON Schema of the encounter options.")
+    stats: dict[str, Any] = Field(description="JSON Schema of a combatant's stats.")
+
+
+class RulesetSchemas(BaseModel):
+    name: str
+    version: str = Field(description="The newest version: what the schemas describe.")
+    versions: list[str] = Field(description="Every version this Fray decides, oldest first.")
+    title: str
+    schemas: RulesetSchemaSet = Field(
+        description="JSON Schema 2020-12 documents, the same as schema/<name>/*.json."
+    )
+
+
 class EncounterCreated(BaseModel):
     encounter_id: str
     ruleset: str

@@ -30,6 +30,7 @@ def by_method(path: str, **handlers: Endpoint) -> Route:
 routes: list[BaseRoute] = [
     Route(f"{ENCOUNTER}/commands", commands.post_command, methods=["POST"]),
     Route("/v1/rulesets", encounters.list_rulesets, methods=["GET"]),
+    Route("/v1/rulesets/{name}", encounters.get_ruleset, methods=["GET"]),
     Route("/v1/keys", keys.list_keys, methods=["GET"]),
     by_method("/v1/encounters", POST=encounters.create_encounter, GET=encounters.list_encounters),
     by_method(ENCOUNTER, GET=encounters.get_encounter, DELETE=encounters.archive_encounter),

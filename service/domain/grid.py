@@ -19,11 +19,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     PrivateAttr,
     StringConstraints,
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 GridKind = Literal["square", "hex"]
 DiagonalRule = Literal["chebyshev", "alternate", "manhattan"]
@@ -57,6 +60,17 @@ class Cell(BaseModel):
                 raise ValueError(f"a cell given as a list needs exactly [x, y], got {data!r}")
             return {"x": data[0], "y": data[1]}
         return data
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        if handler.mode == "serialization":
+            return schema
+        pair = {"type": "array", "prefixItems": [{"type": "integer"}] * 2, "minItems": 2}
+        title = schema.pop("title", "Cell")
+        return {"title": title, "anyOf": [schema, {**pair, "maxItems": 2}]}
 
     def __lt__(self, other: Cell) -> bool:
         return (self.y, self.x) < (other.y, other.x)

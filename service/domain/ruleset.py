@@ -32,6 +32,7 @@ from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.options import EncounterOptions
 from service.domain.redaction import redact_event, redact_state, summarize
+from service.domain.schemas import Kind, document, params_schema, union_schema
 from service.domain.table import Pool
 from service.domain.table_evolve import evolve_table
 from service.domain.table_rules import decide_common
@@ -92,6 +93,7 @@ class RulesetBase(Generic[S]):
         self.event_models = {_type_of(m): m for m in (*COMMON_EVENTS, *typed, *self.events)}
         self.shapes: Shapes = (("stats", self.stats_model), ("trigger", self.trigger_model))
         self._plans: dict[type[BaseModel], Fields | None] = {}
+        self._schemas: dict[Kind, dict[str, Any]] | None = None
 
     def hidden_in(self, model: type[BaseModel]) -> Fields | None:
         """Where `model` (an event, command, state or trigger) holds hidden fields."""
@@ -162,6 +164,23 @@ class RulesetBase(Generic[S]):
             return model.model_validate(data)
         except ValidationError as error:
             raise UnreadableEvent.of(kind, schema, current, error) from None
+
+    def json_schemas(self) -> dict[Kind, dict[str, Any]]:
+        """The JSON Schemas of this ruleset's commands, events, options and stat block, each
+        a standalone document (service.domain.schemas). Made once; never mutate them."""
+        if self._schemas is None:
+            title = f"{self.name} {self.version}"
+            self._schemas = {
+                "commands": document(
+                    "commands", title, union_schema(self.command_models.values(), "validation")
+                ),
+                "events": document(
+                    "events", title, union_schema(self.event_models.values(), "serialization")
+                ),
+                "options": document("options", title, self.options_model.model_json_schema()),
+                "stats": document("stats", title, self.stats_model.model_json_schema()),
+            }
+        return self._schemas
 
     # --- the Decider -----------------------------------------------------------------
 
@@ -248,6 +267,13 @@ class RulesetBase(Generic[S]):
 
     def legal_actions(self, state: S, viewer: Actor) -> list[ActionOption]:
         return common_actions(state.table, viewer)
+
+    def actions(self, state: S, viewer: Actor) -> list[ActionOption]:
+        """The legal actions, each with the JSON Schema of its command's parameters."""
+        return [
+            replace(option, {"params_schema": params_schema(self.command_models[option.type])})
+            for option in self.legal_actions(state, viewer)
+        ]
 
     def redact_event(
         self, envelope: Envelope, viewer: Actor | None, state: S

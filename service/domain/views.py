@@ -92,4 +92,13 @@ class ActionOption(View):
     actor: str | None = Field(default=None, description="The combatant who would act.")
     cost: dict[str, int] | None = None
     targets: list[str] | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Hints for the command's fields, in the ruleset's words (the choices on "
+        "offer, a limit): what a front end draws, not a schema.",
+    )
+    params_schema: dict[str, Any] | None = Field(
+        default=None,
+        description="The JSON Schema of the command's fields but `type`: what to fill in and "
+        "send as the command, with `type`. The same as the command's in GET /v1/rulesets/{name}.",
+    )

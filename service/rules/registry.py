@@ -51,14 +51,15 @@ class RulesetUnavailable(FrayError):
     code = "encounter/ruleset-unavailable"
 
 
-def ruleset_named(name: str) -> RulesetBase[Any]:
-    """The newest version of the ruleset `name`: what a new encounter is created with."""
+def ruleset_named(name: str, code: str = "encounter/unknown-ruleset") -> RulesetBase[Any]:
+    """The newest version of the ruleset `name`: what a new encounter is created with. An
+    unknown name is an error with `code` (creating an encounter: a bad body's field)."""
     found = RULESETS.get(name)
     if found is None:
         valid = ", ".join(sorted(RULESETS))
         raise FrayError(
             f"unknown ruleset '{name}'; Fray runs: {valid}",
-            code="encounter/unknown-ruleset",
+            code=code,
             details={"valid": sorted(RULESETS)},
         )
     return found

@@ -35,7 +35,7 @@ def as_bash(language: str, code: str) -> str:
 def test_the_guide_has_curl_examples_for_every_topic() -> None:
     script = "\n".join(bash_blocks())
     for route in ("/v1/encounters\"", "/tokens", "/commands", "/events", "follow=true",
-                  "/stream-tickets", "ticket=$TICKET",
+                  "/stream-tickets", "ticket=$TICKET", "/v1/rulesets/combat-ii",
                   "/seed", "/export", "/audit", "/legal-actions", "/v1/rulesets",
                   "/v1/keys", "/v1/encounters?", "-X DELETE"):  # fmt: skip
         assert route in script, route

@@ -403,6 +403,17 @@ async def test_an_encounter_shows_a_typed_summary_its_state_and_legal_actions(gq
     assert {"end-turn", "roll"} <= {a["type"] for a in encounter["legalActions"]}
 
 
+async def test_a_legal_action_carries_its_commands_parameter_schema(gql, encounter_id):
+    gm = await gql.skirmish(encounter_id)
+    query = """query($id: String!) { encounter(id: $id) { legalActions { type paramsSchema } } }"""
+
+    actions = (await gql.data(query, gm, id=encounter_id))["encounter"]["legalActions"]
+
+    (roll,) = [a["paramsSchema"] for a in actions if a["type"] == "roll"]
+    assert roll["required"] == ["expression"]
+    assert "type" not in roll["properties"] and "expression" in roll["properties"]
+
+
 async def test_events_page_with_cursors(gql, encounter_id):
     gm = await gql.skirmish(encounter_id)
     total = await gql.version(encounter_id, gm)

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
 Suit = Literal["S", "H", "D", "C"]
@@ -34,6 +35,10 @@ _SUIT_NAME = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 _TEXT_RANK = {"A": 1, "J": 11, "Q": 12, "K": 13} | {str(r): r for r in range(2, 11)}
 _TEXT_SUIT: dict[str, Suit] = {suit: suit for suit in SUITS}
 _PATTERN = re.compile(r"(A|[2-9]|10|J|Q|K)([SHDC])('*)", re.IGNORECASE)
+# The text form for JSON Schema (ECMA-262 regexes have no case-insensitive flag): as read, and
+# as written.
+_READ = r"^\s*([Aa]|[2-9]|10|[JjQqKk])[SsHhDdCc]'*\s*$"
+_WRITTEN = r"^(A|[2-9]|10|J|Q|K)[SHDC]'*$"
 _FORMS = "a rank A, 2-10, J, Q or K, a suit S, H, D or C, and a ' per extra deck (10S, QH, AS')"
 # fifty-two §3.1: "10 columns: +5 random cards ... 13 columns: +20 random cards ... and so on".
 _PADDED_FROM = 10
@@ -95,6 +100,17 @@ class Card:
             ),
             serialization=core_schema.plain_serializer_function_ser_schema(str),
         )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        read = handler.mode == "validation"
+        return {
+            "type": "string",
+            "pattern": _READ if read else _WRITTEN,
+            "description": f"A card: {_FORMS}.",
+        }
 
 
 def parse_card(text: str) -> Card:
