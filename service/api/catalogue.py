@@ -85,6 +85,12 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "the browser's network panel shows this answer.",
     ),
     ErrorKind(
+        403,
+        ("dice/not-yours",),
+        "A `submit-roll` for a roll request whose roller (a combatant, or the GM) the sender "
+        "does not control: only the roller's controller or the GM submits its dice.",
+    ),
+    ErrorKind(
         404,
         ("encounter/not-found", "route/not-found"),
         "Unknown encounter (another tenant's included) or path.",
@@ -117,6 +123,18 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "stream is intact: `fray export` still exports it, and it runs again on a Fray that "
         "registers that version.",
     ),
+    ErrorKind(
+        409,
+        ("dice/roll-pending",),
+        "A command waits for dice (the `prompt` dice mode): until they are in or their "
+        "deadline passes, only `submit-roll` (and the GM's `expire-roll-requests`) is taken. "
+        "`details.awaiting` lists the open roll requests; nothing was appended.",
+    ),
+    ErrorKind(
+        409,
+        ("dice/roll-already-submitted",),
+        "A `submit-roll` for a roll request whose dice are already in.",
+    ),
     ErrorKind(413, ("request/too-large",), "The body is over `FRAY_MAX_BODY` (64 KiB)."),
     ErrorKind(
         422,
@@ -130,6 +148,19 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "A dice expression that does not parse, or one past a limit: 100 dice a term, 1,000 "
         "a roll, d10000, 500 characters, 50 levels of nesting, and no constant, repeat count "
         "or value along the way (`65536 * 65536`) beyond ±2,147,483,647.",
+    ),
+    ErrorKind(
+        422,
+        (
+            "dice/table-dice-missing",
+            "dice/unknown-roll-request",
+            "dice/wrong-face-count",
+            "dice/table-die-out-of-range",
+        ),
+        "Table dice: a command that rolls more dice than were sent (`details.needed` lists "
+        "the next, each `{sides, expression, purpose, roller}`); a `submit-roll` for no open "
+        "roll request, with another number of faces than the request's `count`, or a face "
+        "its die does not have. Nothing was appended.",
     ),
     ErrorKind(
         429,

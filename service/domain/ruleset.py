@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from service.domain import idle
+from service.domain import holding, idle
 from service.domain.common import (
     COMMON_COMMANDS,
     COMMON_EVENTS,
@@ -192,8 +192,9 @@ class RulesetBase(Generic[S]):
 
     def decide_command(self, state: S, command: Command, ctx: DecideContext) -> list[Event]:
         """`decide`, then what follows any command in every ruleset: the clocks' pause at an
-        empty table (service.domain.idle). What the pipeline and the auditor run."""
-        events = self.decide(state, command, ctx)
+        empty table (service.domain.idle), and the holding of a command for dice in the
+        `prompt` dice mode (service.domain.holding). What the pipeline and the auditor run."""
+        events = holding.decide(self, state, command, ctx)
         count = idle.streak(command, events, ctx.actor, ctx.roller.version)
         if not events or isinstance(command, Rewind):
             return events
