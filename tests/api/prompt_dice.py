@@ -24,7 +24,7 @@ class Reference:
     """The fight as the demo plays it: each step's die faces and events."""
 
     faces: dict[str, list[int]]
-    events: dict[str, list[dict[str, Any]]]
+    events: list[dict[str, Any]]  # as stored, after version 1
 
 
 async def reference(ruleset: str) -> Reference:
@@ -32,13 +32,16 @@ async def reference(ruleset: str) -> Reference:
     played = await play(engine, DEMOS[ruleset], seed=SEED)
     stream = stream_of(await engine.store.read(played.encounter_id))
     faces: dict[str, list[int]] = {}
-    events: dict[str, list[dict[str, Any]]] = {}
     for envelope in stream[1:]:
         faces.setdefault(envelope.command_id, []).extend(
             int(r["value"]) for r in envelope.rolls if r.get("kind") == "die"
         )
-        events.setdefault(envelope.command_id, []).append(outcome_of(envelope.to_dict()))
-    return Reference(faces, events)
+    return Reference(faces, decided(stream))
+
+
+def decided(stream: list[Envelope]) -> list[dict[str, Any]]:
+    """What a stream decided (as stored, unredacted), less the holding of commands."""
+    return [outcome_of(e.to_dict()) for e in stream[1:] if e.type not in HOLDING]
 
 
 def outcome_of(event: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +60,6 @@ def _timeless(value: Any) -> Any:
 @dataclass
 class Played:
     encounter_id: str
-    events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     submitters: dict[str, int] = field(default_factory=dict)  # token holder -> dice submitted
     requests: int = 0
 
@@ -90,7 +92,6 @@ async def play_prompted(api: Api, ruleset: str, encounter_id: str, ref: Referenc
         )
         assert response.status_code == 201, response.text
         events = response.json()["events"]
-        decided = [e for e in events if e["type"] not in HOLDING]
         while events[-1]["type"] == "roll-requested":
             asked = [e["data"] for e in events if e["type"] == "roll-requested"]
             for request in asked:
@@ -105,9 +106,7 @@ async def play_prompted(api: Api, ruleset: str, encounter_id: str, ref: Referenc
                 played.submitters[holder] = played.submitters.get(holder, 0) + len(mine)
                 played.requests += 1
             events = response.json()["events"]
-            decided += [e for e in events if e["type"] not in HOLDING]
         assert faces == [], f"{command_id}: {len(faces)} of the fight's dice were never asked for"
-        played.events[command_id] = [outcome_of(e) for e in decided]
     return played
 
 
