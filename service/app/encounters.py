@@ -264,7 +264,7 @@ class Encounters:
 
     async def legal_actions(self, principal: Principal) -> tuple[int, list[ActionOption]]:
         loaded = await self.engine.load(principal.stream_of())
-        return loaded.version, loaded.ruleset.legal_actions(loaded.state, principal.actor)
+        return loaded.version, loaded.ruleset.actions_now(loaded.state, principal.actor)
 
     async def events(
         self, principal: Principal, after: int, limit: int, up_to: int | None = None

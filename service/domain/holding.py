@@ -29,6 +29,7 @@ from service.domain.roll_requests import (
     SubmitRoll,
 )
 from service.domain.timefmt import later
+from service.domain.views import ActionOption
 
 RESOLVERS = frozenset({"submit-roll", "expire-roll-requests"})
 """Commands that decide the held command from the state: their dice are the gathered faces,
@@ -80,6 +81,32 @@ def decide(ruleset: Decider, state: Any, command: Command, ctx: DecideContext) -
             hidden=hidden,
         )
         return [ctx.emit(held_event), *_requests(hold_id, missing.needed, hidden, state, ctx)]
+
+
+def held_actions(held: HeldCommand, viewer: Actor) -> list[ActionOption]:
+    """What `viewer` may do while a command is held: roll the dice asked of it; the GM may
+    also stop waiting."""
+    actions = [
+        ActionOption(
+            type="submit-roll",
+            label=f"Roll {r.count}d{r.sides} ({r.purpose})",
+            actor=None if r.roller == "gm" else r.roller,
+            params={
+                "request_id": r.id,
+                "sides": r.sides,
+                "count": r.count,
+                "expression": r.expression,
+                "purpose": r.purpose,
+            },
+        )
+        for r in held.open_requests()
+        if may_roll(viewer, r.roller)
+    ]
+    if viewer.is_gm and held.open_requests():
+        stop = {"request_id": held.open_requests()[-1].id}
+        label = "Stop waiting: Fray rolls the dice not in"
+        actions.append(ActionOption(type="expire-roll-requests", label=label, params=stop))
+    return actions
 
 
 def pending(held: HeldCommand) -> RuleViolation:

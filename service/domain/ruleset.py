@@ -250,6 +250,12 @@ class RulesetBase(Generic[S]):
     def legal_actions(self, state: S, viewer: Actor) -> list[ActionOption]:
         return common_actions(state.table, viewer)
 
+    def actions_now(self, state: S, viewer: Actor) -> list[ActionOption]:
+        """`legal_actions`, unless a command waits for dice: then only rolling them."""
+        if state.table.held is not None:
+            return holding.held_actions(state.table.held, viewer)
+        return self.legal_actions(state, viewer)
+
     def redact_event(
         self, envelope: Envelope, viewer: Actor | None, state: S
     ) -> dict[str, Any] | None:

@@ -212,3 +212,21 @@ async def test_players_see_the_requests_in_the_events(api: Api, encounter_id: st
         events = (await api.get(f"/v1/encounters/{encounter_id}/events", credential)).json()
         shown = [outcome_of(e) for e in events["events"] if e["type"] == "roll-requested"]
         assert [e["data"]["request_id"] for e in shown] == [request["request_id"]]
+
+
+async def test_while_held_the_legal_actions_are_the_dice_asked_of_the_viewer(
+    api: Api, encounter_id: str
+) -> None:
+    gm, player, request = await prompted_roll(api, encounter_id)
+    other = await api.mint(encounter_id, "player", "goblin")
+    path = f"/v1/encounters/{encounter_id}/legal-actions"
+    mine = (await api.get(path, player)).json()["actions"]
+    assert [(a["type"], a["actor"], a["params"]["request_id"]) for a in mine] == [
+        ("submit-roll", "bramli", request["request_id"])
+    ]
+    assert mine[0]["params"] | {"request_id": None} == {
+        "request_id": None, "sides": 6, "count": 1, "expression": "2d6", "purpose": "axe"
+    }  # fmt: skip
+    assert (await api.get(path, other)).json()["actions"] == []
+    gms = [a["type"] for a in (await api.get(path, gm)).json()["actions"]]
+    assert gms == ["submit-roll", "expire-roll-requests"]

@@ -144,7 +144,7 @@ class Encounter:
     @fields.field("What you may do now, so a front end can draw buttons.")
     def legal_actions(self) -> list[ActionOptionType]:
         loaded = self._loaded
-        return action_outputs(loaded.ruleset.legal_actions(loaded.state, self._actor))
+        return action_outputs(loaded.ruleset.actions_now(loaded.state, self._actor))
 
     @fields.field("Events after the cursor `after`, at most `first` (≤ 1000).")
     async def events(
