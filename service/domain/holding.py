@@ -124,9 +124,12 @@ def _requests(
     hold_id: str, needed: tuple[NeededDie, ...], hidden: bool, state: Any, ctx: DecideContext
 ) -> list[Event]:
     """One request per run of dice alike (the same roll, purpose and roller), so 3d6 is
-    asked for once, as three faces."""
+    asked for once, as three faces. A hidden command's dice are the GM's to roll: nobody
+    else is told of it."""
     runs: list[tuple[NeededDie, int]] = []
     for die in needed:
+        if hidden:
+            die = NeededDie(die.sides, die.expression, die.purpose, "gm")
         if runs and runs[-1][0] == die:
             runs[-1] = (die, runs[-1][1] + 1)
         else:

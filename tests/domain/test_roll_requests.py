@@ -134,14 +134,19 @@ def test_a_rewind_to_a_held_command_arms_its_deadline_again() -> None:
     assert armed.command["request_id"] == held[1].data["request_id"]
 
 
-def test_a_hidden_roll_held_for_dice_is_hidden_from_players() -> None:
+def test_a_hidden_roll_held_for_dice_is_hidden_from_players_and_asked_of_the_gm() -> None:
     t = table()
-    held = t.send({"type": "roll", "expression": "d20", "purpose": "ambush", "hidden": True})
+    hidden = {"type": "roll", "combatant_id": "bramli", "expression": "d20", "hidden": True}
+    held = t.send(hidden | {"purpose": "ambush"})
     assert t.state is not None
     for envelope in held:
         assert envelope.data["hidden"] is True
         assert t.ruleset.redact_event(envelope, BRAMLI, t.state) is None
         assert t.ruleset.redact_event(envelope, GM, t.state) is not None
+    assert held[1].data["roller"] == "gm"
+    assert t.ruleset.redact_state(t.state, BRAMLI)["table"]["held"] is None
+    assert t.ruleset.actions_now(t.state, BRAMLI) == []
+    assert t.ruleset.redact_state(t.state, GM)["table"]["held"]["hidden"] is True
 
 
 @pytest.mark.parametrize(
