@@ -1,10 +1,12 @@
 """A roll request nobody answers, through the whole service: `fray serve` holds a command for
 a player's die, and at the request's deadline the real `fray worker` sends
 `expire-roll-requests`, which decides the held command with the seed rolling the missing
-die; the stream then audits clean (the draw checked against the revealed seed)."""
+die; the stream then audits clean, `fray audit` included (the draw checked against the
+revealed seed, the expiry re-decided from the folded state)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -14,6 +16,7 @@ from service.domain.envelope import Envelope
 from tests.api.conftest import KEY
 from tests.api.process import fray_serve
 from tests.e2e.helpers import bearer
+from tests.e2e.test_audit_cli import audit as fray_audit
 from tests.e2e.test_audit_worker import eventually
 from tests.workers.conftest import fray_worker
 
@@ -68,6 +71,12 @@ def test_the_worker_rolls_an_unanswered_die_from_the_seed_at_the_deadline(
         )
         send(url, encounter_id, KEY, {"type": "end-encounter"})
         stream = [Envelope.from_dict(e) for e in events_of(url, encounter_id)]
+        auditor = httpx.post(
+            f"{url}/v1/encounters/{encounter_id}/tokens",
+            json={"role": "auditor"},
+            headers=bearer(KEY),
+        ).json()["token"]
+        audited = fray_audit(encounter_id, "--url", url, "--token", auditor, "--json")
     released, rolled = events[-2:]
     assert released["type"] == "command-released"
     assert released["data"]["reason"] == "deadline" and released["data"]["dropped"] is None
@@ -81,5 +90,9 @@ def test_the_worker_rolls_an_unanswered_die_from_the_seed_at_the_deadline(
     assert rolled["data"]["total"] == 6 + server["value"]
     report = audit(stream)
     assert report.verdict == "passed", report.checks
-    checks = {c.name: c for c in report.checks}
-    assert checks["draws"].count == 1
+    # `fray audit`, as a third party runs it, re-decides the expiry and checks its draw.
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    verdict = json.loads(audited.stdout)
+    checks = {c["name"]: c for c in verdict["checks"]}
+    assert verdict["verdict"] == "passed"
+    assert checks["draws"]["count"] == 1 and checks["rerun"]["status"] == "passed"
