@@ -4,16 +4,20 @@ audit's re-run of every command that decides a held one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from service.audit import audit
-from service.domain.context import GM, Actor
+from service.domain import holding
+from service.domain.common import NoteAdded
+from service.domain.context import GM, Actor, DecideContext
 from service.domain.deadlines import deadline_changes, table_deadlines
 from service.domain.draws import MissingTableDice, NeededDie, Roller
 from service.domain.envelope import Envelope
 from service.domain.holding import may_roll
+from service.domain.roll_requests import CommandHeld, CommandReleased, RollSubmitted
 from service.rules.freeform import RULESET
 from tests.rules.harness import Table, refused
 from tests.test_audit import rehash
@@ -182,3 +186,54 @@ def test_in_table_mode_a_missing_die_is_refused_with_what_is_needed() -> None:
     assert caught.details == {
         "needed": [{"sides": 8, "expression": "d8+1", "purpose": "p", "roller": "gm"}]
     }
+
+
+DICE = (
+    NeededDie(6, "2d6", "damage", "bramli"),
+    NeededDie(6, "2d6", "damage", "bramli"),
+    NeededDie(20, "d20", "save", "goblin"),
+)
+
+
+class EveryDieNamed:
+    """A ruleset whose refusal names every die it still needs, not only the next: their
+    requests are asked for together, and the command waits for the whole round."""
+
+    def decide(self, state: Any, command: Any, ctx: DecideContext) -> list[Any]:
+        faces = []
+        for index, die in enumerate(DICE):
+            if not ctx.roller.table_dice:
+                raise MissingTableDice(DICE[index:])
+            faces.append(ctx.die(die.sides, die.purpose, roller=die.roller))
+        return [ctx.emit(NoteAdded(text=str(faces)))]
+
+    def parse_command(self, raw: Any, *, strict: bool = True) -> Any:
+        return RULESET.parse_command(raw, strict=strict)
+
+
+def decided_by(t: Table, command: dict[str, Any], actor: Actor) -> list[Any]:
+    assert t.state is not None
+    roller = Roller(seed=t.seed, version=t.version + 1, mode="prompt", supplier=None)
+    ctx = DecideContext(actor, t.now, roller)
+    events = holding.decide(EveryDieNamed(), t.state, RULESET.parse_command(command), ctx)
+    t.state = RULESET.apply(t.state, events)
+    t.envelopes.append(replace(t.envelopes[-1], version=t.version + len(events)))
+    return events
+
+
+def test_dice_named_together_are_asked_for_together_and_gathered_in_order() -> None:
+    t = table()
+    held, damage, save = decided_by(t, axe(), GM)
+    assert isinstance(held, CommandHeld)
+    assert (damage.count, damage.roller, save.count, save.roller) == (2, "bramli", 1, "goblin")
+    # The goblin's save comes in first: the command waits for Bramli's damage.
+    (submitted,) = decided_by(t, submit_to(save, 17), GOBLIN)
+    assert isinstance(submitted, RollSubmitted)
+    events = decided_by(t, submit_to(damage, 3, 4), BRAMLI)
+    assert [type(e) for e in events] == [RollSubmitted, CommandReleased, NoteAdded]
+    assert events[-1].text == "[3, 4, 17]"
+    assert t.state is not None and t.state.table.held is None
+
+
+def submit_to(request: Any, *faces: int) -> dict[str, Any]:
+    return {"type": "submit-roll", "request_id": request.request_id, "faces": list(faces)}
