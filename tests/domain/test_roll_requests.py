@@ -16,6 +16,7 @@ from service.domain.context import GM, Actor, DecideContext
 from service.domain.deadlines import deadline_changes, table_deadlines
 from service.domain.draws import MissingTableDice, NeededDie, Roller
 from service.domain.envelope import Envelope
+from service.domain.errors import RuleViolation
 from service.domain.holding import may_roll
 from service.domain.roll_requests import CommandHeld, CommandReleased, RollSubmitted
 from service.rules.freeform import RULESET
@@ -229,6 +230,9 @@ def test_dice_named_together_are_asked_for_together_and_gathered_in_order() -> N
     # The goblin's save comes in first: the command waits for Bramli's damage.
     (submitted,) = decided_by(t, submit_to(save, 17), GOBLIN)
     assert isinstance(submitted, RollSubmitted)
+    with pytest.raises(RuleViolation) as again:
+        decided_by(t, submit_to(save, 5), GOBLIN)
+    assert again.value.code == "dice/roll-already-submitted"
     events = decided_by(t, submit_to(damage, 3, 4), BRAMLI)
     assert [type(e) for e in events] == [RollSubmitted, CommandReleased, NoteAdded]
     assert events[-1].text == "[3, 4, 17]"
