@@ -8,10 +8,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from service.domain import holding
 from service.domain.canonical import canonical_bytes, sha256_hex
 from service.domain.common import SYSTEM_COMMANDS
 from service.domain.context import Actor, DecideContext
@@ -85,6 +87,13 @@ def decide_envelopes(
             "dice/table-dice-not-allowed",
             "this encounter rolls every die on the server; table dice are not accepted",
         )
+    kind = type(command).model_fields["type"].default
+    if (request.dice or request.deck_orders) and kind in holding.RESOLVERS:
+        raise RuleViolation(
+            "dice/table-dice-not-allowed",
+            f"{kind} rolls the held command with the dice gathered for it: send the faces "
+            "in submit-roll's `faces`, not in `dice`",
+        )
     first_version = loaded.version + 1
     roller = Roller(
         seed=seed,
@@ -92,6 +101,8 @@ def decide_envelopes(
         mode=options.dice,
         table_dice=list(request.dice or []),
         table_orders=[list(o) for o in request.deck_orders or []],
+        default_roller=holding.default_roller(command),
+        supplier=partial(holding.may_roll, actor) if options.dice == "prompt" else None,
     )
     ctx = DecideContext(actor=actor, now=now, roller=roller)
     events = loaded.ruleset.decide_command(loaded.state, command, ctx)

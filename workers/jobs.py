@@ -44,7 +44,7 @@ from service.store.events import Deadline, score_text
 from service.store.protocol import Store
 from service.store.redis_store import EventStore
 
-Fired = Literal["fired", "duplicate", "refused", "moved", "early", "taken", "armed"]
+Fired = Literal["fired", "duplicate", "refused", "postponed", "moved", "early", "taken", "armed"]
 MAX_EARLY = 5.0  # seconds a job waits for its deadline; jobs start up to LEAD + 1 s early
 LEASE_MS = 10_000  # a firing takes milliseconds; a killed worker's lease lapses after this
 HOLD = 10.0  # seconds an early job waits at most for the firings under way
@@ -53,6 +53,12 @@ T = TypeVar("T")
 _log = logging.getLogger("fray.workers")
 # Refusals that may pass: RQ runs the job again (the sweeper is the backstop).
 PASSING = frozenset({"store/unavailable", "internal/unrecordable", "encounter/busy"})
+# Refusals that mean "not now": a command is held for dice (`dice: prompt`), and the
+# encounter takes nothing but the dice until they are in or their own deadline passes. The
+# deadline stays in the outbox, overdue, and the sweeper sends it again (every
+# REPEAT_AFTER seconds) until the encounter takes it: a turn clock that runs out during a
+# roll request fires once the request is settled, never lost.
+POSTPONING = frozenset({"dice/roll-pending"})
 
 
 DRAIN = 500  # other due deadlines one job fires at most
@@ -317,6 +323,9 @@ async def _fire(
     except FrayError as error:
         if error.code in PASSING:
             raise  # passing: RQ retries the job
+        if error.code in POSTPONING:
+            _log.info("deadline %s of %s postponed: %s", deadline.key, encounter_id, error)
+            return "postponed", None  # kept in the outbox: the sweeper sends it again
         # The encounter is gone or the rules refuse (e.g. it ended): nothing to fire.
         _log.warning(
             "deadline %s of %s refused: %s %s", deadline.key, encounter_id, error.code, error

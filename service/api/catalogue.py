@@ -97,6 +97,12 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "the browser's network panel shows this answer.",
     ),
     ErrorKind(
+        403,
+        ("dice/not-yours",),
+        "A `submit-roll` for a roll request whose roller (a combatant, or the GM) the sender "
+        "does not control: only the roller's controller or the GM submits its dice.",
+    ),
+    ErrorKind(
         404,
         ("encounter/not-found", "route/not-found"),
         "Unknown encounter (another tenant's included) or path.",
@@ -134,6 +140,18 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "folding it with other code could give other results; nothing was appended. The "
         "stream is intact: `fray export` still exports it, and it runs again on a Fray that "
         "registers that version.",
+    ),
+    ErrorKind(
+        409,
+        ("dice/roll-pending",),
+        "A command waits for dice (the `prompt` dice mode): until they are in or their "
+        "deadline passes, only `submit-roll` (and the GM's `expire-roll-requests`) is taken. "
+        "`details.awaiting` lists the open roll requests; nothing was appended.",
+    ),
+    ErrorKind(
+        409,
+        ("dice/roll-already-submitted",),
+        "A `submit-roll` for a roll request whose dice are already in.",
     ),
     ErrorKind(413, ("request/too-large",), "The body is over `FRAY_MAX_BODY` (64 KiB)."),
     ErrorKind(
@@ -212,11 +230,16 @@ CATALOGUE: tuple[ErrorKind, ...] = (
             "dice/table-order-missing",
             "dice/table-order-invalid",
             "dice/unused-table-order",
+            "dice/unknown-roll-request",
+            "dice/wrong-face-count",
         ),
         "Dice from the table (`dice`, `deck_orders` of a command; the `dice` option): sent "
         "to an encounter that rolls on the server, left out where the table rolls every die, "
-        "fewer or more dice than the command rolls, a face the die does not have, a deck "
-        "order missing, not listing each index once, or unused.",
+        "fewer or more dice than the command rolls (`details.needed` lists the next, each "
+        "`{sides, expression, purpose, roller}`), a face the die does not have, a deck "
+        "order missing, not listing each index once, or unused; a `submit-roll` for no open "
+        "roll request, or with another number of faces than the request's `count`. Nothing "
+        "was appended.",
     ),
     ErrorKind(
         429,

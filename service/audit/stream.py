@@ -19,6 +19,7 @@ from service.domain.draws import draw
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError
 from service.domain.fold import advance
+from service.domain.holding import RESOLVERS
 from service.domain.ruleset import EncounterState, RulesetBase
 from service.domain.timefmt import parse_iso
 from service.domain.upcasting import UnreadableEvent
@@ -223,7 +224,10 @@ def _reproduce(
 ) -> str | None:
     first = group[0]
     assert first.command is not None
-    table_rolls = [r for e in group for r in e.rolls if r.get("source") == "table"]
+    # The dice of a command that decides a held one (submit-roll, expire-roll-requests) are
+    # the faces gathered in the state, not dice its request carried.
+    resolves = first.command.get("type") in RESOLVERS
+    table_rolls = [r for e in group for r in e.rolls if r.get("source") == "table" and not resolves]
     request = CommandRequest(
         command=first.command,
         dice=[int(r["value"]) for r in table_rolls if r.get("kind") == "die"] or None,

@@ -29,6 +29,14 @@ from service.domain.reactions import (
     ReactionWindowClosed,
     ReactionWindowOpened,
 )
+from service.domain.roll_requests import (
+    CommandHeld,
+    CommandReleased,
+    ExpireRollRequests,
+    RollRequested,
+    RollSubmitted,
+    SubmitRoll,
+)
 from service.domain.table import EPITHET, Pool, TurnMoment, absent
 
 # --- commands ---------------------------------------------------------------------------
@@ -228,9 +236,11 @@ CommonCommand = (
     | ResumeClocks
     | ExpireClock
     | Roll
+    | SubmitRoll
+    | ExpireRollRequests
 )
 COMMON_COMMANDS: tuple[type[Command], ...] = CommonCommand.__args__
-SYSTEM_COMMANDS = frozenset({"expire-clock", "close-reaction-window"})
+SYSTEM_COMMANDS = frozenset({"expire-clock", "close-reaction-window", "expire-roll-requests"})
 
 # --- events -----------------------------------------------------------------------------
 
@@ -431,6 +441,10 @@ CommonEvent = (
     | ReactionAnswered
     | ReactionWindowClosed
     | DiceRolled
+    | CommandHeld
+    | RollRequested
+    | RollSubmitted
+    | CommandReleased
 )
 COMMON_EVENTS: tuple[type[Event], ...] = CommonEvent.__args__
 GM_OVERRIDE_EVENTS = frozenset({"resource-adjusted", "condition-applied", "condition-removed"})

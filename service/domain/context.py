@@ -93,6 +93,19 @@ class DecideContext:
         self._marks[start:] = [mark] * (len(of) + 1)
         return event
 
+    def mark(self) -> tuple[int, int]:
+        """Where the command's events and draws stand now, for `undo_to`."""
+        return len(self._emitted), len(self.roller.records)
+
+    def undo_to(self, mark: tuple[int, int]) -> list[RollRecord]:
+        """Forget the events emitted and the draws recorded since `mark` (a command held for
+        dice emits its events only once they are in); the draws forgotten, returned."""
+        events, records = mark
+        del self._emitted[events:], self._marks[events:]
+        undone = self.roller.records[records:]
+        del self.roller.records[records:]
+        return undone
+
     def rolls_per_event(self, events: Sequence[Event]) -> list[list[RollRecord]]:
         """The draws each of `events` used: those made since the previous emit, up to its
         own; the last event takes the rest. `events` must be the emitted ones, in order."""
@@ -110,14 +123,17 @@ class DecideContext:
         bounds = [0, *self._marks[:-1], len(records)]
         return [list(records[a:b]) for a, b in pairwise(bounds)]
 
-    def roll(self, expression: str, purpose: str) -> dice.RollResult:
+    def roll(self, expression: str, purpose: str, *, roller: str | None = None) -> dice.RollResult:
+        def die(sides: int) -> int:
+            return self.roller.die(sides, purpose, roller=roller, expression=expression)
+
         try:
-            return dice.roll(expression, lambda sides: self.roller.die(sides, purpose))
+            return dice.roll(expression, die)
         except dice.DiceError as error:
             raise RuleViolation(error.code, str(error)) from error
 
-    def die(self, sides: int, purpose: str) -> int:
-        return self.roller.die(sides, purpose)
+    def die(self, sides: int, purpose: str, *, roller: str | None = None) -> int:
+        return self.roller.die(sides, purpose, roller=roller)
 
     def index(self, k: int, purpose: str) -> int:
         return self.roller.index(k, purpose)

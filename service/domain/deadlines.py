@@ -21,6 +21,7 @@ from service.domain.clocks import (
 )
 from service.domain.messages import Event
 from service.domain.reactions import ReactionWindowClosed, ReactionWindowOpened
+from service.domain.roll_requests import ROLLS_DEADLINE, CommandReleased, RollRequested
 from service.domain.table import Table
 
 AUDIT = "audit"
@@ -63,6 +64,11 @@ def deadline_changes(events: list[Event], armed: int, streak: int = 0) -> list[D
             case ReactionWindowClosed():
                 key = f"window:{event.window_id}"
                 changes[key] = DeadlineChange(key, None)
+            case RollRequested():
+                command = {"type": "expire-roll-requests", "request_id": event.request_id}
+                changes[ROLLS_DEADLINE] = DeadlineChange(ROLLS_DEADLINE, event.deadline, command)
+            case CommandReleased():
+                changes[ROLLS_DEADLINE] = DeadlineChange(ROLLS_DEADLINE, None)
     return list(changes.values())
 
 
@@ -89,6 +95,12 @@ def table_deadlines(before: Table, after: Table, armed: int) -> list[DeadlineCha
             changes[key] = DeadlineChange(key, window.deadline, command)
         else:
             changes[key] = DeadlineChange(key, None)
+    held = after.held
+    if held is not None and held.open_requests() and held.deadline is not None:
+        command = {"type": "expire-roll-requests", "request_id": held.requests[-1].id}
+        changes[ROLLS_DEADLINE] = DeadlineChange(ROLLS_DEADLINE, held.deadline, command)
+    elif before.held is not None:
+        changes[ROLLS_DEADLINE] = DeadlineChange(ROLLS_DEADLINE, None)
     return list(changes.values())
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -18,6 +18,7 @@ from service.domain.errors import RuleViolation
 T = TypeVar("T")
 _SPAN = 1 << 64
 DrawKind = Literal["die", "index", "order"]
+DiceMode = Literal["server", "table", "mixed", "prompt"]
 
 
 def draw(seed: bytes, v: int, n: int, k: int) -> int:
@@ -75,6 +76,39 @@ class RollRecord:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class NeededDie:
+    """A table die a command still needs."""
+
+    sides: int
+    expression: str  # the expression of the roll it belongs to, e.g. "d20" or "2d6+1"
+    purpose: str  # the purpose string the rules gave (as recorded in rolls)
+    roller: str  # the id of the combatant it is rolled for, or "gm"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sides": self.sides,
+            "expression": self.expression,
+            "purpose": self.purpose,
+            "roller": self.roller,
+        }
+
+
+class MissingTableDice(RuleViolation):
+    """code "dice/table-dice-missing"; `needed` lists the dice still needed, in order."""
+
+    def __init__(self, needed: tuple[NeededDie, ...], message: str | None = None) -> None:
+        first = needed[0]
+        super().__init__(
+            "dice/table-dice-missing",
+            message
+            or f"this command needs a d{first.sides} ({first.purpose}) from the table, "
+            "and none is left",
+            details={"needed": [die.to_dict() for die in needed]},
+        )
+        self.needed = needed
+
+
 @dataclass
 class Roller:
     """The source of every random value while deciding one command.
@@ -82,21 +116,41 @@ class Roller:
     With table dice (faces the players rolled by hand) or a table deck order, values are
     taken from those in order and recorded with source "table"; otherwise they are drawn
     from the seed. `mode` is the encounter's `dice` option.
+
+    In "prompt" mode every die comes from the table: `table_dice` are taken in order while
+    `supplier` (who sent them; None: anyone) may roll the die, and a die past them is
+    missing (`MissingTableDice`), unless `seed_dice` says the seed rolls it instead (a
+    roll request that ran out of time). Cards and shuffles come from the seed, as in mixed.
     """
 
     seed: bytes
     version: int
-    mode: Literal["server", "table", "mixed"] = "server"
+    mode: DiceMode = "server"
     table_dice: list[int] = field(default_factory=list)
     table_orders: list[list[int]] = field(default_factory=list)
     records: list[RollRecord] = field(default_factory=list)
+    default_roller: str = "gm"
+    supplier: Callable[[str], bool] | None = None
+    seed_dice: bool = False
     _n: int = 0
 
-    def die(self, sides: int, purpose: str) -> int:
+    def die(
+        self,
+        sides: int,
+        purpose: str,
+        *,
+        roller: str | None = None,
+        expression: str | None = None,
+    ) -> int:
         if sides < 1:
             raise ValueError(f"a die needs at least one side, not {sides}")
+        if self.mode == "prompt":
+            return self._prompted(sides, purpose, roller or self.default_roller, expression)
         if self.table_dice or self.mode == "table":
-            face = self._table_face(sides, purpose)
+            needed = NeededDie(
+                sides, expression or f"d{sides}", purpose, roller or self.default_roller
+            )
+            face = self._table_face(sides, purpose, needed)
             self.records.append(RollRecord(sides, face, purpose, "die", source="table"))
             return face
         face = self._draw(sides) + 1
@@ -118,10 +172,14 @@ class Roller:
     def finish(self) -> None:
         """Refuse table dice the command never used: a typo at the table must not vanish."""
         if self.table_dice:
-            raise RuleViolation(
-                "dice/unused-table-dice",
-                f"the table supplied {len(self.table_dice)} more dice than this command rolls",
-            )
+            more = f"the table supplied {len(self.table_dice)} more dice than this command rolls"
+            if self.mode == "prompt":
+                more = (
+                    f"{len(self.table_dice)} of the dice sent were not used: send only the "
+                    "dice the command rolls up to the first one someone else rolls (Fray "
+                    "asks for that one and those after it)"
+                )
+            raise RuleViolation("dice/unused-table-dice", more)
         if self.table_orders:
             raise RuleViolation(
                 "dice/unused-table-order", "the table supplied a deck order this command never used"
@@ -136,12 +194,22 @@ class Roller:
         self._n += 1
         return value
 
-    def _table_face(self, sides: int, purpose: str) -> int:
+    def _prompted(self, sides: int, purpose: str, roller: str, expression: str | None) -> int:
+        needed = NeededDie(sides, expression or f"d{sides}", purpose, roller)
+        if self.table_dice and (self.supplier is None or self.supplier(roller)):
+            face = self._table_face(sides, purpose, needed)
+            self.records.append(RollRecord(sides, face, purpose, "die", source="table"))
+            return face
+        if not self.seed_dice:
+            raise MissingTableDice((needed,))
+        face = draw(self.seed, self.version, self._n, sides) + 1
+        self._n += 1
+        self.records.append(RollRecord(sides, face, purpose, "die", n=self._n - 1))
+        return face
+
+    def _table_face(self, sides: int, purpose: str, needed: NeededDie) -> int:
         if not self.table_dice:
-            raise RuleViolation(
-                "dice/table-dice-missing",
-                f"this command needs a d{sides} ({purpose}) from the table, and none is left",
-            )
+            raise MissingTableDice((needed,))
         face = self.table_dice.pop(0)
         if not 1 <= face <= sides:
             raise RuleViolation(

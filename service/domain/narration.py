@@ -72,6 +72,19 @@ COMMON: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "dice-rolled": lambda d, n: (
         f"{n(d.get('combatant_id')) if d.get('combatant_id') else d['by']} rolled {d['text']}."
     ),
+    "command-held": lambda d, n: f"'{d['command'].get('type')}' waits for dice.",
+    "roll-requested": lambda d, n: (
+        f"{'The GM' if d['roller'] == 'gm' else n(d['roller'])} is asked to roll "
+        f"{d['count']}d{d['sides']} ({d['purpose']})."
+    ),
+    "roll-submitted": lambda d, n: f"{d['by']} rolled {', '.join(map(str, d['faces']))}.",
+    "command-released": lambda d, n: (
+        "Every die is in."
+        if d["reason"] == "dice-in"
+        else "Time ran out for the dice: Fray rolled the rest."
+        if d.get("dropped") is None
+        else f"Time ran out for the dice, and the command no longer stands ({d['message']})."
+    ),
 }
 
 

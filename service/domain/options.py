@@ -14,11 +14,22 @@ class EncounterOptions(BaseModel):
         default="visible",
         description="Whether players are told that the GM adjusted hit points or conditions.",
     )
-    dice: Literal["server", "table", "mixed"] = Field(
+    dice: Literal["server", "table", "mixed", "prompt"] = Field(
         default="server",
         description=(
             "server: Fray rolls every die from the committed seed; table: every die comes "
-            "from the table with the command; mixed: table dice when given, else server."
+            "from the table with the command; mixed: table dice when given, else server; "
+            "prompt: the table rolls every die, and Fray holds a command and asks the roller "
+            "(a player or the GM) for each die the sender did not send."
+        ),
+    )
+    roll_request_window: float = Field(
+        default=60.0,
+        gt=0,
+        le=86_400,
+        description=(
+            "Seconds a roll request waits for its dice (prompt mode); then Fray rolls the "
+            "dice not yet in from the seed."
         ),
     )
     hide_enemy_health: bool = Field(

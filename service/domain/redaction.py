@@ -220,6 +220,8 @@ def redact_state(
         return dumped
     table = dumped["table"]
     table["notes"] = [n for n in table["notes"] if not n["hidden"]]
+    if table["held"] is not None and table["held"]["hidden"]:
+        table["held"] = None  # a hidden roll waiting for the GM's dice
     hides = enemy_health(state, viewer)
     if hides is None:
         return dumped

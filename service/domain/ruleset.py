@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from service.domain import idle
+from service.domain import holding, idle
 from service.domain.common import (
     COMMON_COMMANDS,
     COMMON_EVENTS,
@@ -211,8 +211,9 @@ class RulesetBase(Generic[S]):
 
     def decide_command(self, state: S, command: Command, ctx: DecideContext) -> list[Event]:
         """`decide`, then what follows any command in every ruleset: the clocks' pause at an
-        empty table (service.domain.idle). What the pipeline and the auditor run."""
-        events = self.decide(state, command, ctx)
+        empty table (service.domain.idle), and the holding of a command for dice in the
+        `prompt` dice mode (service.domain.holding). What the pipeline and the auditor run."""
+        events = holding.decide(self, state, command, ctx)
         count = idle.streak(command, events, ctx.actor, ctx.roller.version)
         if not events or isinstance(command, Rewind):
             return events
@@ -272,8 +273,14 @@ class RulesetBase(Generic[S]):
         """The legal actions, each with the JSON Schema of its command's parameters."""
         return [
             replace(option, {"params_schema": params_schema(self.command_models[option.type])})
-            for option in self.legal_actions(state, viewer)
+            for option in self.actions_now(state, viewer)
         ]
+
+    def actions_now(self, state: S, viewer: Actor) -> list[ActionOption]:
+        """`legal_actions`, unless a command waits for dice: then only rolling them."""
+        if state.table.held is not None:
+            return holding.held_actions(state.table.held, viewer)
+        return self.legal_actions(state, viewer)
 
     def redact_event(
         self, envelope: Envelope, viewer: Actor | None, state: S

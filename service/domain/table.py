@@ -14,6 +14,7 @@ from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, GridMap
 from service.domain.hidden import Hidden, Shape
 from service.domain.reactions import ReactionPolicy, ReactionWindow
+from service.domain.roll_requests import HeldCommand
 
 Phase = Literal["setup", "running", "ended"]
 NOTES_KEPT = 20
@@ -91,6 +92,9 @@ class Table(Frozen):
     windows_opened: int = 0
     policies: dict[str, tuple[ReactionPolicy, ...]] = Field(default_factory=dict)
     end_reason: str | None = None
+    held: HeldCommand | None = Field(
+        default=None, description="A command waiting for dice (the `prompt` dice mode)."
+    )
 
     def combatant(self, combatant_id: str) -> Combatant:
         found = self.combatants.get(combatant_id)

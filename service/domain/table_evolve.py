@@ -28,6 +28,13 @@ from service.domain.common import (
 )
 from service.domain.frozen import replace
 from service.domain.messages import Event
+from service.domain.roll_requests import (
+    CommandHeld,
+    CommandReleased,
+    RollRequested,
+    RollSubmitted,
+    evolve_held,
+)
 from service.domain.table import NOTES_KEPT, Combatant, Condition, Note, Pool, Table
 
 
@@ -136,6 +143,8 @@ def evolve_table(table: Table, event: Event) -> Table:
             # A closed window lives on in the stream only; the state keeps what is open.
             still_open = {k: w for k, w in table.windows.items() if k != event.window_id}
             return replace(table, {"windows": still_open})
+        case CommandHeld() | RollRequested() | RollSubmitted() | CommandReleased():
+            return replace(table, {"held": evolve_held(table.held, event)})
     return table
 
 

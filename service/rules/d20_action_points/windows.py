@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from service.domain import reactions
 from service.domain.context import DecideContext
+from service.domain.draws import MissingTableDice
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.domain.reactions import ReactionWindowClosed
@@ -112,6 +113,8 @@ def _reactions(
         try:
             weapon = weapon_for(state, cid, weapon_name, attacks.RANGED)
             made = strike(state, cid, target, weapon, ctx, advantage=advantage, reaction=kind)
+        except MissingTableDice:
+            raise  # a die the table has yet to roll: the chance is still there
         except RuleViolation:
             # Out of reach or range by now, or the weapon is gone: the chance passes.
             continue

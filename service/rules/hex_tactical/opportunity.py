@@ -7,6 +7,7 @@ Traits, and Abilities)."""
 from __future__ import annotations
 
 from service.domain.context import DecideContext
+from service.domain.draws import MissingTableDice
 from service.domain.errors import RuleViolation
 from service.domain.messages import Event
 from service.domain.reactions import ReactionWindowClosed
@@ -88,6 +89,8 @@ def _seize(state: HexState, cid: str, target: str, option: str, ctx: DecideConte
         if option in MANEUVERS:
             return maneuver_roll(state, cid, target, option, ctx, opportunity=True)
         return strike(state, cid, target, wielded(state, cid) or UNARMED, ctx, opportunity=True)
+    except MissingTableDice:
+        raise  # a die the table has yet to roll: the chance is still there
     except RuleViolation:
         return []
 

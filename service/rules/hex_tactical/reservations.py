@@ -6,6 +6,7 @@ reserved run itself is a move, walked in movement.py."""
 from __future__ import annotations
 
 from service.domain.context import DecideContext
+from service.domain.draws import MissingTableDice
 from service.domain.errors import RuleViolation
 from service.domain.grid import Cell, distance, on_map, terrain_at
 from service.domain.messages import Event
@@ -125,5 +126,7 @@ def resolve_overwatch(
             *take_in_hand(state, shooter, weapon, ctx),
             *strike(state, shooter, mover, weapon, ctx, overwatch=True),
         ]
+    except MissingTableDice:
+        raise  # a die the table has yet to roll: the chance is still there
     except RuleViolation:
         return []  # out of range or behind total cover by now: the shot is not there
