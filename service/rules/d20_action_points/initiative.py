@@ -98,13 +98,15 @@ def roll_initiative(state: D20State, ctx: DecideContext) -> list[Event]:
         declared = state.declared.get(combatant.id)
         bonus = stats.initiative + (declared.initiative if declared else 0)
         group = None if is_pc(combatant) else stats.group or combatant.id
+        # Rolling Initiative: "Player's roll individually, whereas the DM rolls for each
+        # combat group".
         if group is None:
-            roll = ctx.die(20, purpose=f"initiative: {combatant.name}")
+            roll = ctx.die(20, purpose=f"initiative: {combatant.name}", roller=combatant.id)
         elif group in group_dice:
             roll = group_dice[group]
         else:
             label = stats.group or combatant.name
-            roll = group_dice[group] = ctx.die(20, purpose=f"initiative: {label}")
+            roll = group_dice[group] = ctx.die(20, purpose=f"initiative: {label}", roller="gm")
         rolls.append(
             Initiative(
                 combatant_id=combatant.id,
