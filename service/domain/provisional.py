@@ -46,4 +46,3 @@ class Provisional:
     __mod__ = __rmod__ = __divmod__ = __rdivmod__ = __pow__ = __rpow__ = _read
     __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _read
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _read
-
