@@ -85,6 +85,15 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "the browser's network panel shows this answer.",
     ),
     ErrorKind(
+        403,
+        ("dice/not-yours",),
+        "A table die supplied by someone who is neither the GM nor the controller of the "
+        "combatant it is rolled for (a player giving the goblin's morale d20); `details` has "
+        "the `die` (`sides`, `expression`, `purpose`, `roller`) and the `face`. Nothing was "
+        "appended: the GM sends such a command, or the encounter rolls `mixed`. See "
+        "[Table dice](#table-dice).",
+    ),
+    ErrorKind(
         404,
         ("encounter/not-found", "route/not-found"),
         "Unknown encounter (another tenant's included) or path.",
@@ -130,6 +139,15 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "A dice expression that does not parse, or one past a limit: 100 dice a term, 1,000 "
         "a roll, d10000, 500 characters, 50 levels of nesting, and no constant, repeat count "
         "or value along the way (`65536 * 65536`) beyond ±2,147,483,647.",
+    ),
+    ErrorKind(
+        422,
+        ("dice/table-dice-missing",),
+        "With `dice: table`, the command needs more dice than were sent; `details.needed` "
+        "lists every die still certainly needed, in the order to append them to `dice`, each "
+        "with `sides`, `expression`, `purpose` and `roller` (a combatant id or `gm`). Dice "
+        "that depend on these (damage after a hit) are listed once those are sent. See "
+        "[Table dice](#table-dice).",
     ),
     ErrorKind(
         429,
