@@ -1,0 +1,111 @@
+"""The seed fights (`fray demo`) played through REST with `dice: table`, as a front end that
+knows no ruleset would play them: each command is first sent as a dry run without its dice,
+and the dice the refusals list (`dice_needed`) are taken from the table, in order, until the
+dry run is accepted; then it is sent for real (docs/api.md, "Table dice").
+
+The demos' scripts hold the faces the table rolled, in the order the command uses them, so
+each list of needed dice must be the next dice of the script, and the last dry run must use
+all of them. How many dry runs a command took is the measure of issue 23 item 5: each refusal
+used to name one die, so a command of n dice took n + 1 tries."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import pytest
+
+from service.demos.runner import Step
+from service.demos.scripts import examples, read_script
+from tests.api.conftest import Api
+from tests.api.test_table_dice import dry_run
+
+pytestmark = pytest.mark.anyio
+
+
+async def command_of(api: Api, encounter_id: str, gm: str, step: Step) -> dict[str, Any]:
+    """The step's command; an answer to "the window that waits for me" gets its window id
+    from the encounter's view, as a front end would."""
+    if not isinstance(step.command, partial):
+        assert isinstance(step.command, dict)
+        return step.command
+    command: dict[str, Any] = step.command.args[0]
+    view = (await api.get(f"/v1/encounters/{encounter_id}", gm)).json()
+    (window,) = [
+        w
+        for w in view["summary"]["reaction_windows"]
+        if command["combatant_id"] in w["waiting_for"]
+    ]
+    return {**command, "window_id": window["id"]}
+
+
+async def play(api: Api, encounter_id: str, ruleset: str) -> list[tuple[int, str, int, int]]:
+    """Play the demo; (step, command type, dice, dry runs) for each step that rolls."""
+    script = read_script(examples(ruleset))
+    gm = await api.create(
+        encounter_id, ruleset=script.ruleset, options={**script.options, "dice": "table"}
+    )
+    tokens = {"gm": gm}
+    played = []
+    for number, step in enumerate(script.steps, start=1):
+        if step.actor not in tokens:
+            tokens[step.actor] = await api.mint(encounter_id, "player", step.actor)
+        credential = tokens[step.actor]
+        command = await command_of(api, encounter_id, gm, step)
+        faces = list(step.dice or [])
+        dice: list[int] = []
+        tries = 0
+        while True:
+            tries += 1
+            body = {"command": command, "dice": dice}
+            answer = await dry_run(api, encounter_id, credential, body)
+            if answer["accepted"]:
+                break
+            assert answer["error"]["code"] == "dice/table-dice-missing", (number, answer)
+            needed = answer["dice_needed"]
+            taken = faces[len(dice) : len(dice) + len(needed)]
+            assert len(taken) == len(needed), f"step {number} needs dice the script lacks"
+            assert all(1 <= face <= die["sides"] for face, die in zip(taken, needed, strict=True))
+            dice += taken
+        assert dice == faces, f"step {number} used {dice}, the table rolled {faces}"
+        assert [r["value"] for r in answer["rolls"]] == faces
+        sent = await api.send(encounter_id, credential, command, dice=dice)
+        assert sent.status_code == 201, (number, sent.text)
+        if faces:
+            played.append((number, str(command["type"]), len(faces), tries))
+    return played
+
+
+async def test_the_combat_ii_seed_fight_plays_by_the_dice_each_dry_run_lists(
+    api: Api, encounter_id: str
+) -> None:
+    played = await play(api, encounter_id, "combat-ii")
+
+    # Step 25 resolves a phase of fourteen dice (the cone of cold's 9d4 among them): it took
+    # fifteen tries when each refusal named one die.
+    assert played == [
+        (14, "start-encounter", 2, 2),
+        (20, "charge", 9, 10),
+        (25, "move", 14, 7),
+        (30, "stand", 4, 5),
+    ]
+
+
+async def test_the_d20_action_points_seed_fight_plays_by_the_dice_each_dry_run_lists(
+    api: Api, encounter_id: str
+) -> None:
+    played = await play(api, encounter_id, "d20-action-points")
+
+    assert sum(dice for *_, dice, _ in played) > len(played)  # the fight rolled
+    assert all(tries <= dice + 1 for *_, dice, tries in played)
+    # The ambush: the party's die and the GM's, listed together.
+    assert (12, "choose-approach", 2, 2) in played
+
+
+async def test_the_hex_tactical_seed_fight_plays_by_the_dice_each_dry_run_lists(
+    api: Api, encounter_id: str
+) -> None:
+    played = await play(api, encounter_id, "hex-tactical")
+
+    assert all(tries <= dice + 1 for *_, dice, tries in played)
+    assert any(tries < dice + 1 for *_, dice, tries in played)
