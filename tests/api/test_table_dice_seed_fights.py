@@ -98,8 +98,11 @@ async def test_the_d20_action_points_seed_fight_plays_by_the_dice_each_dry_run_l
 
     assert sum(dice for *_, dice, _ in played) > len(played)  # the fight rolled
     assert all(tries <= dice + 1 for *_, dice, tries in played)
-    # The ambush: the party's die and the GM's, listed together.
+    # The ambush: the party's die and the GM's, listed together; each round's initiative,
+    # every player's die and the GM's for each group, all in one refusal.
     assert (12, "choose-approach", 2, 2) in played
+    assert (18, "roll-initiative", 4, 2) in played
+    assert (30, "roll-initiative", 6, 2) in played
 
 
 async def test_the_hex_tactical_seed_fight_plays_by_the_dice_each_dry_run_lists(

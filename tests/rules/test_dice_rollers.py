@@ -50,11 +50,11 @@ def test_d20_players_roll_their_own_initiative_and_the_gm_each_groups() -> None:
     d20.monster(table, "goblin2", group="goblins")
     d20.start(table)
 
-    # Each face is stored in an event before the next die is asked for: a read, so the
-    # dice are listed one at a time.
-    initiative = {"type": "roll-initiative"}
-    assert needed(table, initiative) == [(20, "initiative: Hero", "hero")]
-    assert needed(table, initiative, [12]) == [(20, "initiative: goblins", "gm")]
+    # Every die is rolled before any is looked at: all are listed at once.
+    assert needed(table, {"type": "roll-initiative"}) == [
+        (20, "initiative: Hero", "hero"),
+        (20, "initiative: goblins", "gm"),
+    ]
 
 
 # --- delvers-deep -----------------------------------------------------------------------------
@@ -66,6 +66,8 @@ def test_delvers_each_pc_rolls_its_own_reflex_die_on_the_gms_start() -> None:
     dd.pc(table, "daerion")
     dd.creature(table, "troll")
 
+    # Each face is stored in its own event before the next die is asked for: a read, so the
+    # dice are listed one at a time.
     start = {"type": "start-encounter"}
     assert needed(table, start) == [(6, "reflex: Ani", "ani")]
     assert needed(table, start, [3]) == [(6, "reflex: Daerion", "daerion")]
