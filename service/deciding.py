@@ -18,7 +18,7 @@ from service.domain.canonical import canonical_bytes, sha256_hex
 from service.domain.common import SYSTEM_COMMANDS
 from service.domain.context import Actor, DecideContext
 from service.domain.deadlines import DeadlineChange
-from service.domain.draws import Roller
+from service.domain.draws import MissingTableDice, Roller
 from service.domain.envelope import Envelope, seal
 from service.domain.errors import Conflict, Forbidden, FrayError, NotFound, RuleViolation
 from service.domain.ids import public_id
@@ -76,10 +76,13 @@ def decide_envelopes(
     command_id: str,
     seed: bytes,
     now: datetime,
+    *,
+    authority: bool = True,
 ) -> tuple[list[Event], list[Envelope]]:
     """Decide a command and seal its events into envelopes chained onto `loaded`.
 
-    Pure given its inputs: the auditor calls it too, to re-run a stored command.
+    Pure given its inputs: the auditor calls it too, to re-run a stored command (without
+    `authority`: whoever supplied a stored table die, the stream records what was decided).
     """
     options = loaded.state.options
     if (request.dice or request.deck_orders) and options.dice == "server":
@@ -103,10 +106,10 @@ def decide_envelopes(
         table_orders=[list(o) for o in request.deck_orders or []],
         default_roller=holding.default_roller(command),
         supplier=partial(holding.may_roll, actor) if options.dice == "prompt" else None,
+        listing=True,
     )
     ctx = DecideContext(actor=actor, now=now, roller=roller)
-    events = loaded.ruleset.decide_command(loaded.state, command, ctx)
-    roller.finish()
+    events = decided(loaded, command, ctx, authority)
     rolls = ctx.rolls_per_event(events)
     at = iso(now)
     envelopes: list[Envelope] = []
@@ -128,6 +131,36 @@ def decide_envelopes(
         envelopes.append(envelope)
         prev = envelope.hash
     return events, envelopes
+
+
+def decided(loaded: Loaded, command: Command, ctx: DecideContext, authority: bool) -> list[Event]:
+    """The command's events, or its refusal. Table dice the sender may not supply are
+    refused first (`dice/not-yours`); then table dice still missing, all those the command
+    certainly needs (docs/architecture.md, "Table dice")."""
+    roller = ctx.roller
+    try:
+        events = loaded.ruleset.decide_command(loaded.state, command, ctx)
+    except FrayError as error:
+        if authority:
+            roller.check_authority(lambda roller_id: holding.may_roll(ctx.actor, roller_id))
+        if roller.needed and (roller.read or isinstance(error, MissingTableDice)):
+            raise roller.missing() from error
+        raise
+    except Exception as error:
+        # A provisional face read where Python refuses it (pydantic's "a valid integer"):
+        # a read like any other. Without one noted, a fault in the rules.
+        if not roller.needed:
+            raise
+        if authority:
+            roller.check_authority(lambda roller_id: holding.may_roll(ctx.actor, roller_id))
+        raise roller.missing() from error
+    if authority:
+        roller.check_authority(lambda roller_id: holding.may_roll(ctx.actor, roller_id))
+    if roller.needed:
+        # The rules decided without reading the missing faces; still, nobody rolled them.
+        raise roller.missing()
+    roller.finish()
+    return events
 
 
 def reproduced(ruleset: RulesetBase[Any], stored: list[Envelope], fresh: list[Envelope]) -> bool:

@@ -42,6 +42,7 @@ from service.domain.canonical import ZERO_HASH, canonical_bytes, sha256_hex
 from service.domain.common import EncounterCreated
 from service.domain.context import Actor, Unemitted
 from service.domain.deadlines import audit_due, deadline_changes, table_deadlines
+from service.domain.draws import DieNotYours
 from service.domain.envelope import Envelope, seal
 from service.domain.errors import (
     Conflict,
@@ -295,7 +296,7 @@ class Engine:
                 outcome = await self._try(
                     encounter_id, loaded, command, request, actor, command_id, fingerprint, seed
                 )
-            except (RuleViolation, Conflict):
+            except (RuleViolation, Conflict, DieNotYours):  # may come of a stale cache
                 if verified:
                     raise
                 outcome = None

@@ -99,8 +99,12 @@ CATALOGUE: tuple[ErrorKind, ...] = (
     ErrorKind(
         403,
         ("dice/not-yours",),
-        "A `submit-roll` for a roll request whose roller (a combatant, or the GM) the sender "
-        "does not control: only the roller's controller or the GM submits its dice.",
+        "A table die supplied by someone who is neither the GM nor the controller of the "
+        "combatant it is rolled for (a player giving the goblin's morale d20); `details` has "
+        "the `die` (`sides`, `expression`, `purpose`, `roller`) and the `face`. Nothing was "
+        "appended: the GM sends such a command, or the encounter rolls `mixed`. See "
+        "[Table dice](#table-dice). With `dice: prompt`, a `submit-roll` for a roll request "
+        "whose roller the sender does not control.",
     ),
     ErrorKind(
         404,
@@ -222,9 +226,9 @@ CATALOGUE: tuple[ErrorKind, ...] = (
     ErrorKind(
         422,
         (
+            "dice/table-dice-missing",
             "dice/table-dice-not-allowed",
             "dice/table-dice-required",
-            "dice/table-dice-missing",
             "dice/table-die-out-of-range",
             "dice/unused-table-dice",
             "dice/table-order-missing",
@@ -233,13 +237,16 @@ CATALOGUE: tuple[ErrorKind, ...] = (
             "dice/unknown-roll-request",
             "dice/wrong-face-count",
         ),
-        "Dice from the table (`dice`, `deck_orders` of a command; the `dice` option): sent "
-        "to an encounter that rolls on the server, left out where the table rolls every die, "
-        "fewer or more dice than the command rolls (`details.needed` lists the next, each "
-        "`{sides, expression, purpose, roller}`), a face the die does not have, a deck "
-        "order missing, not listing each index once, or unused; a `submit-roll` for no open "
-        "roll request, or with another number of faces than the request's `count`. Nothing "
-        "was appended.",
+        "Dice from the table (`dice`, `deck_orders` of a command; the `dice` option). "
+        "`dice/table-dice-missing`: with `dice: table`, the command needs more dice than were "
+        "sent; `details.needed` lists every die still certainly needed, in the order to "
+        "append them to `dice`, each with `sides`, `expression`, `purpose` and `roller` (a "
+        "combatant id or `gm`); dice that depend on these (damage after a hit) are listed once "
+        "those are sent (see [Table dice](#table-dice)). The others: table dice sent to an "
+        "encounter that rolls on the server, left out where the table rolls every die, more "
+        "dice than the command rolls, a face the die does not have, a deck order missing, "
+        "not listing each index once, or unused; a `submit-roll` for no open roll request, or "
+        "with another number of faces than the request's `count`. Nothing was appended.",
     ),
     ErrorKind(
         429,

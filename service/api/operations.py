@@ -31,6 +31,7 @@ from service.api.replies import (
     RulesetSchemas,
     Seed,
     StreamTicketMinted,
+    SubmittedOrPreviewed,
     TokenMinted,
 )
 from service.api.shapes import Event
@@ -362,7 +363,12 @@ OPERATIONS: tuple[Operation, ...] = (
         "commands",
         (
             Reply(201, "Accepted: the events it appended.", CommandAccepted),
-            Reply(200, "A retry of a command already applied: its events again.", CommandAccepted),
+            Reply(
+                200,
+                "A retry of a command already applied: its events again. With "
+                "`dry_run=true`: the preview's answer (`previewCommand`), nothing appended.",
+                SubmittedOrPreviewed,
+            ),
             Reply(
                 400,
                 "A malformed body, an unknown command type or a malformed command.",
@@ -370,7 +376,13 @@ OPERATIONS: tuple[Operation, ...] = (
                 codes=(*BODY_CODES, *VALUE_CODES, "command/unknown-type", "command/invalid"),
             ),
             _unauthorized(),
-            _forbidden("Another encounter's credential, or a role that may not send this."),
+            Reply(
+                403,
+                "Another encounter's credential, a role that may not send this, or a table "
+                "die that is neither the sender's nor the GM's to supply (`dice/not-yours`).",
+                Error,
+                codes=("auth/forbidden", "dice/not-yours"),
+            ),
             _not_found(),
             Reply(
                 409,
@@ -396,7 +408,16 @@ OPERATIONS: tuple[Operation, ...] = (
                 headers={"Retry-After": "Seconds to wait."},
             ),
         ),
-        params=(ENCOUNTER_PARAM,),
+        params=(
+            ENCOUNTER_PARAM,
+            Param(
+                "dry_run",
+                "query",
+                {"type": "boolean", "default": False},
+                "Decide without appending: answers as `previewCommand` does (200, accepted or "
+                "refused), nothing stored, no deadline armed.",
+            ),
+        ),
         body=CommandRequest,
     ),
     Operation(
@@ -674,6 +695,7 @@ RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     EventPage,
     CommandAccepted,
     CommandPreview,
+    SubmittedOrPreviewed,
     Receipt,
     Keys,
     EncounterAudit,

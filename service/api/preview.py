@@ -1,7 +1,9 @@
-"""`POST /v1/encounters/{id}/commands/preview`: what a command would append now, nothing
-appended. A credential, rate limit, unknown encounter or malformed body is the usual HTTP
-error; the command's own refusal (the code and words a submit would get, and the status it
-would answer with) is a 200 `{"accepted": false, "error": {...}}`."""
+"""`POST /v1/encounters/{id}/commands/preview`, and `POST /v1/encounters/{id}/commands` with
+`?dry_run=true`, which answers the same: what a command would append now, nothing appended.
+A credential, rate limit, unknown encounter or malformed body is the usual HTTP error; the
+command's own refusal (the code and words a submit would get, and the status it would
+answer with) is a 200 `{"accepted": false, "error": {...}}`, with `dice_needed` when table
+dice are missing."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from service.api.access import encounter_id_of, encounters_of
 from service.api.bodies import json_body
 from service.api.errors import status_of
 from service.api.responses import JSONResponse
+from service.app.encounters import dice_needed
 from service.deciding import CommandRequest
 from service.domain.errors import FrayError
 
@@ -30,7 +33,11 @@ async def post_preview(request: Request) -> JSONResponse:
         status = status_of(error)
         if status not in REFUSALS:
             raise
-        return JSONResponse({"accepted": False, "error": refusal(error, status)})
+        refused: dict[str, object] = {"accepted": False, "error": refusal(error, status)}
+        needed = dice_needed(error)
+        if needed is not None:
+            refused["dice_needed"] = needed
+        return JSONResponse(refused)
     return JSONResponse(
         {
             "accepted": True,
@@ -38,6 +45,7 @@ async def post_preview(request: Request) -> JSONResponse:
             "rolled": previewed.rolled,
             "duplicate": previewed.duplicate,
             "events": previewed.events,
+            "rolls": previewed.rolls,
         }
     )
 

@@ -201,15 +201,38 @@ class PreviewAccepted(BaseModel):
     )
     duplicate: bool = Field(description="The command id was already used for this command.")
     events: list[Event] = Field(description="What it would append, as the sender may see.")
+    rolls: list[dict[str, Any]] = Field(
+        description="The dice it used, in order: every `rolls` entry of `events`."
+    )
+
+
+class NeededDie(BaseModel):
+    sides: int
+    expression: str = Field(description='The roll it belongs to, e.g. "d20" or "2d6+1".')
+    purpose: str = Field(description="What it is for, as the roll's record will say.")
+    roller: str = Field(
+        description='Whom it is rolled for: a combatant id, or "gm". Only the GM or that '
+        "combatant's controller may supply it."
+    )
 
 
 class PreviewRefused(BaseModel):
     accepted: Literal[False]
     error: Refusal = Field(description="The error a submit now would get, and its status.")
+    dice_needed: list[NeededDie] | None = Field(
+        default=None,
+        description="When table dice are missing (`dice/table-dice-missing`): every die still "
+        "certainly needed, in order; append their faces to `dice` (docs/api.md, Table dice).",
+    )
 
 
 class CommandPreview(RootModel[PreviewAccepted | PreviewRefused]):
     """What a command would append now (nothing was appended), or why it would be refused."""
+
+
+class SubmittedOrPreviewed(RootModel[CommandAccepted | PreviewAccepted | PreviewRefused]):
+    """A retry of a command already applied (its events again), or with `dry_run=true` the
+    preview's answer."""
 
 
 class AuditCheck(BaseModel):

@@ -27,6 +27,7 @@ from service.app.ratelimit import RateLimiter
 from service.app.receipts import Signer
 from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
 from service.deciding import CommandRequest, Loaded
+from service.domain.draws import MissingTableDice
 from service.domain.envelope import Envelope
 from service.domain.errors import Forbidden, FrayError, NotFound
 from service.domain.ids import public_id, split_stream, stream_id
@@ -85,6 +86,15 @@ class Previewed:
     rolled: bool  # dice were drawn from a throwaway seed: not the ones a submit rolls
     duplicate: bool  # the command id was used for this command: its recorded events
     events: list[dict[str, Any]]  # as the sender may see them
+    rolls: list[dict[str, Any]]  # the dice its events list, in order, as the sender may see them
+
+
+def dice_needed(error: FrayError) -> list[dict[str, Any]] | None:
+    """The table dice a refused command still needs, when missing dice are why it was
+    refused: what a preview adds to its refusal (REST and GraphQL alike)."""
+    if isinstance(error, MissingTableDice):
+        return [die.to_dict() for die in error.needed]
+    return None
 
 
 @dataclass(frozen=True)
@@ -237,7 +247,8 @@ class Encounters:
         sender and counted the request against its rate limit, as for a submit)."""
         preview = await self.engine.preview(principal.stream_of(), request, principal.actor)
         events = redacted_envelopes(preview.loaded, preview.events, principal.actor)
-        return Previewed(preview.based_on, preview.rolled, preview.duplicate, events)
+        rolls = [roll for event in events for roll in event.get("rolls") or []]
+        return Previewed(preview.based_on, preview.rolled, preview.duplicate, events, rolls)
 
     # --- receipts ---------------------------------------------------------------------
 

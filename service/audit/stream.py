@@ -244,6 +244,7 @@ def _reproduce(
             first.command_id,
             seed,
             parse_iso(first.at),
+            authority=False,
         )
     except FrayError as error:
         return f"re-running the command was rejected ({error.code}: {error.message})"

@@ -124,15 +124,28 @@ class DecideContext:
         return [list(records[a:b]) for a, b in pairwise(bounds)]
 
     def roll(self, expression: str, purpose: str, *, roller: str | None = None) -> dice.RollResult:
+        """Roll `expression`; `roller` is the combatant it is rolled for (by default the
+        command's `combatant_id`, else "gm")."""
+
         def die(sides: int) -> int:
             return self.roller.die(sides, purpose, roller=roller, expression=expression)
 
         try:
-            return dice.roll(expression, die)
+            expr = dice.parse(expression)
+            dice.checked_limits(expr)
+            sides = dice.die_sides(expr)
+            if self.roller.short_of(len(sides)):
+                # Every die of an expression is rolled whatever the faces: all are needed.
+                for s in sides:
+                    die(s)
+                total = self.roller.provisional_total(f"{expression} ({purpose})")
+                return dice.RollResult(str(expr), total, (), f"{expr} = ?")
+            return dice.evaluate(expr, die)
         except dice.DiceError as error:
             raise RuleViolation(error.code, str(error)) from error
 
     def die(self, sides: int, purpose: str, *, roller: str | None = None) -> int:
+        """A die of `sides`; `roller` as for `roll`."""
         return self.roller.die(sides, purpose, roller=roller)
 
     def index(self, k: int, purpose: str) -> int:

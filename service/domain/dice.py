@@ -94,7 +94,9 @@ __all__ = [
     "Repeat",
     "RollResult",
     "bounds",
+    "checked_limits",
     "count_dice_upper_bound",
+    "die_sides",
     "evaluate",
     "parse",
     "reach",
@@ -198,12 +200,35 @@ class _Evaluator:
         return sum(r.face for r in rolls if r.kept), f"{dice} ({shown})"
 
 
+def die_sides(expr: Expr) -> list[int]:
+    """The sides of every die `expr` rolls, in the order `evaluate` rolls them: every die is
+    rolled whatever the faces (a keep rule only drops dice already rolled)."""
+    match expr:
+        case Const():
+            return []
+        case Dice(count, sides):
+            return [sides] * count
+        case Neg(operand):
+            return die_sides(operand)
+        case BinOp(_, left, right):
+            return die_sides(left) + die_sides(right)
+        case Repeat(times, operand):
+            return die_sides(operand) * times
+        case _:
+            assert_never(expr)
+
+
+def checked_limits(expr: Expr) -> None:
+    """Refuse `expr` if it exceeds a limit, as `evaluate` would before rolling."""
+    problem = limits_problem(expr)
+    if problem is not None:
+        raise DiceError(problem.reason, expression=str(expr), code=problem.code)
+
+
 def evaluate(expr: Expr, die: DieSource) -> RollResult:
     """Roll ``expr``, calling ``die(sides)`` once per die in left-to-right order."""
     normalised = str(expr)
-    problem = limits_problem(expr)
-    if problem is not None:
-        raise DiceError(problem.reason, expression=normalised, code=problem.code)
+    checked_limits(expr)
     evaluator = _Evaluator(die)
     total, breakdown = evaluator.run(expr)
     return RollResult(

@@ -11,9 +11,10 @@ import hashlib
 import hmac
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar, cast
 
-from service.domain.errors import RuleViolation
+from service.domain.errors import Forbidden, RuleViolation
+from service.domain.provisional import Provisional
 
 T = TypeVar("T")
 _SPAN = 1 << 64
@@ -81,9 +82,12 @@ class NeededDie:
     """A table die a command still needs."""
 
     sides: int
-    expression: str  # the expression of the roll it belongs to, e.g. "d20" or "2d6+1"
-    purpose: str  # the purpose string the rules gave (as recorded in rolls)
-    roller: str  # the id of the combatant it is rolled for, or "gm"
+    expression: str
+    """The expression of the roll it belongs to, e.g. "d20" or "2d6+1"."""
+    purpose: str
+    """The purpose the rules gave, as the roll's record will list it."""
+    roller: str
+    """The id of the combatant it is rolled for, or "gm"."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,20 +97,38 @@ class NeededDie:
             "roller": self.roller,
         }
 
+    def words(self) -> str:
+        return f"a d{self.sides} ({self.purpose}) rolled for {self.roller}"
+
 
 class MissingTableDice(RuleViolation):
-    """code "dice/table-dice-missing"; `needed` lists the dice still needed, in order."""
+    """The table supplied too few dice; `needed` lists, in order, every die the command
+    certainly still needs (docs/api.md, "Table dice")."""
 
-    def __init__(self, needed: tuple[NeededDie, ...], message: str | None = None) -> None:
-        first = needed[0]
+    def __init__(self, needed: tuple[NeededDie, ...]) -> None:
+        count = "a die" if len(needed) == 1 else f"{len(needed)} more dice"
         super().__init__(
             "dice/table-dice-missing",
-            message
-            or f"this command needs a d{first.sides} ({first.purpose}) from the table, "
-            "and none is left",
-            details={"needed": [die.to_dict() for die in needed]},
+            f"this command needs {count} from the table: "
+            + "; ".join(d.words() for d in needed)
+            + " (details.needed lists them in the order to send them)",
+            details={"needed": [d.to_dict() for d in needed]},
         )
         self.needed = needed
+
+
+class DieNotYours(Forbidden):
+    """A table die supplied by someone who neither is the GM nor controls its roller."""
+
+    code = "dice/not-yours"
+
+    def __init__(self, die: NeededDie, face: int) -> None:
+        whose = "the GM's" if die.roller == "gm" else f"rolled for {die.roller}"
+        super().__init__(
+            f"the table die {face} was given for a d{die.sides} ({die.purpose}), which is "
+            f"{whose}: only the GM or that combatant's controller may supply it",
+            details={"die": die.to_dict(), "face": face},
+        )
 
 
 @dataclass
@@ -117,10 +139,16 @@ class Roller:
     taken from those in order and recorded with source "table"; otherwise they are drawn
     from the seed. `mode` is the encounter's `dice` option.
 
+    `default_roller` is whom a die is rolled for when the rules name nobody (the command's
+    `combatant_id`, else "gm"). With `listing`, a table die that was not supplied does not
+    refuse the command at once: it is noted in `needed` and the rules get a `Provisional`
+    face, until they read one (docs/architecture.md, "Table dice").
+
     In "prompt" mode every die comes from the table: `table_dice` are taken in order while
     `supplier` (who sent them; None: anyone) may roll the die, and a die past them is
-    missing (`MissingTableDice`), unless `seed_dice` says the seed rolls it instead (a
-    roll request that ran out of time). Cards and shuffles come from the seed, as in mixed.
+    missing (`MissingTableDice`, one die at a time: no listing), unless `seed_dice` says the
+    seed rolls it instead (a roll request that ran out of time). Cards and shuffles come
+    from the seed, as in mixed.
     """
 
     seed: bytes
@@ -132,30 +160,62 @@ class Roller:
     default_roller: str = "gm"
     supplier: Callable[[str], bool] | None = None
     seed_dice: bool = False
+    listing: bool = False
+    needed: list[NeededDie] = field(default_factory=list)
+    """The table dice not supplied, in the order the rules asked for them."""
+    supplied: list[tuple[NeededDie, int]] = field(default_factory=list)
+    """Each table die used, with whom it is rolled for, in order."""
+    read: bool = False
+    """Whether the rules read a provisional face: `needed` is then complete."""
     _n: int = 0
 
     def die(
-        self,
-        sides: int,
-        purpose: str,
-        *,
-        roller: str | None = None,
-        expression: str | None = None,
+        self, sides: int, purpose: str, *, roller: str | None = None, expression: str | None = None
     ) -> int:
         if sides < 1:
             raise ValueError(f"a die needs at least one side, not {sides}")
         if self.mode == "prompt":
             return self._prompted(sides, purpose, roller or self.default_roller, expression)
         if self.table_dice or self.mode == "table":
-            needed = NeededDie(
+            wanted = NeededDie(
                 sides, expression or f"d{sides}", purpose, roller or self.default_roller
             )
-            face = self._table_face(sides, purpose, needed)
+            if not self.table_dice and self.listing:
+                return self._provisional(wanted)
+            face = self._table_face(wanted)
             self.records.append(RollRecord(sides, face, purpose, "die", source="table"))
+            self.supplied.append((wanted, face))
             return face
         face = self._draw(sides) + 1
         self.records.append(RollRecord(sides, face, purpose, "die", n=self._n - 1))
         return face
+
+    def short_of(self, count: int) -> bool:
+        """Whether `count` dice rolled now would take provisional faces."""
+        return self.listing and self.mode == "table" and len(self.table_dice) < count
+
+    def provisional_total(self, label: str) -> int:
+        """A provisional value standing for a roll some of whose dice are provisional."""
+        return cast(int, Provisional(label, self._missing))
+
+    def missing(self) -> MissingTableDice:
+        """The refusal for the dice noted in `needed`."""
+        return MissingTableDice(tuple(self.needed))
+
+    def check_authority(self, controls: Callable[[str], bool]) -> None:
+        """Refuse a table die whose roller `controls` does not name (the sender's)."""
+        for wanted, face in self.supplied:
+            if not controls(wanted.roller):
+                raise DieNotYours(wanted, face)
+
+    def _provisional(self, wanted: NeededDie) -> int:
+        if not self.read:
+            self.needed.append(wanted)
+        return cast(int, Provisional(f"d{wanted.sides} ({wanted.purpose})", self._missing))
+
+    def _missing(self) -> NoReturn:
+        self.read = True
+        raise self.missing()
 
     def index(self, k: int, purpose: str) -> int:
         """A uniform index in [0, k), e.g. a card drawn from k."""
@@ -195,26 +255,26 @@ class Roller:
         return value
 
     def _prompted(self, sides: int, purpose: str, roller: str, expression: str | None) -> int:
-        needed = NeededDie(sides, expression or f"d{sides}", purpose, roller)
+        wanted = NeededDie(sides, expression or f"d{sides}", purpose, roller)
         if self.table_dice and (self.supplier is None or self.supplier(roller)):
-            face = self._table_face(sides, purpose, needed)
+            face = self._table_face(wanted)
             self.records.append(RollRecord(sides, face, purpose, "die", source="table"))
             return face
         if not self.seed_dice:
-            raise MissingTableDice((needed,))
+            raise MissingTableDice((wanted,))
         face = draw(self.seed, self.version, self._n, sides) + 1
         self._n += 1
         self.records.append(RollRecord(sides, face, purpose, "die", n=self._n - 1))
         return face
 
-    def _table_face(self, sides: int, purpose: str, needed: NeededDie) -> int:
+    def _table_face(self, wanted: NeededDie) -> int:
         if not self.table_dice:
-            raise MissingTableDice((needed,))
+            raise MissingTableDice((wanted,))
         face = self.table_dice.pop(0)
-        if not 1 <= face <= sides:
+        if not 1 <= face <= wanted.sides:
             raise RuleViolation(
                 "dice/table-die-out-of-range",
-                f"a d{sides} ({purpose}) cannot show {face}",
+                f"a d{wanted.sides} ({wanted.purpose}) cannot show {face}",
             )
         return face
 

@@ -43,8 +43,11 @@ class Decider(Protocol):
 
 
 def may_roll(actor: Actor, roller: str) -> bool:
-    """Whether `actor` may roll a die for `roller`: the GM any, a player its combatants'."""
-    return actor.is_gm if roller == "gm" else actor.controls(roller)
+    """Whether `actor` may roll a die for `roller`: the GM any, a player its combatants'
+    (and a die rolled for no combatant, a player's own `roll`, rolled for the actor)."""
+    if roller == "gm":
+        return actor.is_gm
+    return actor.controls(roller) or roller == actor.id
 
 
 def default_roller(command: Command) -> str:

@@ -374,7 +374,9 @@ def roll(table: Table, command: Roll, ctx: DecideContext) -> DiceRolled:
         ctx.require_control(combatant.id, combatant.name)
     if command.hidden:
         ctx.require_gm("roll in secret")
-    result = ctx.roll(command.expression, purpose=command.purpose)
+    # Rolled for the combatant named, else for the sender (see holding.may_roll).
+    roller = command.combatant_id or ("gm" if ctx.actor.is_gm else ctx.actor.id)
+    result = ctx.roll(command.expression, purpose=command.purpose, roller=roller)
     return ctx.emit(
         DiceRolled(
             expression=result.expression,

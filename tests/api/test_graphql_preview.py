@@ -81,3 +81,39 @@ async def test_a_rolled_preview_draws_from_a_throwaway_seed(gql: Gql, encounter_
 
     assert previewed["rolled"] is True
     assert [r["value"] for e in previewed["events"] for r in e["rolls"]] != real
+
+
+TABLE_PREVIEW = """
+mutation Preview($encounterId: String!, $command: CommandInput!, $dice: [Int!]) {
+  previewCommand(encounterId: $encounterId, command: $command, dice: $dice) {
+    accepted rolls
+    diceNeeded { sides expression purpose roller }
+    error { code details }
+  }
+}"""
+
+
+async def test_a_preview_lists_the_table_dice_still_needed_and_the_dice_used(
+    gql: Gql, encounter_id: str
+):
+    """The same application call as REST's preview (`Encounters.preview`): `diceNeeded` on
+    a refusal for missing table dice, `rolls` when accepted."""
+    created = await gql.data(
+        "mutation($input: CreateEncounterInput!) { createEncounter(input: $input) { gmToken } }",
+        KEY,
+        input={"ruleset": "freeform", "encounterId": encounter_id, "options": {"dice": "table"}},
+    )
+    gm = created["createEncounter"]["gmToken"]
+    roll = {"freeform": {"roll": {"expression": "3d6", "purpose": "fireball"}}}
+
+    missing = await gql.data(TABLE_PREVIEW, gm, encounterId=encounter_id, command=roll, dice=[4])
+    used = await gql.data(TABLE_PREVIEW, gm, encounterId=encounter_id, command=roll, dice=[4, 5, 6])
+
+    refused = missing["previewCommand"]
+    die = {"sides": 6, "expression": "3d6", "purpose": "fireball", "roller": "gm"}
+    assert refused["accepted"] is False and refused["diceNeeded"] == [die, die]
+    assert refused["error"]["code"] == "dice/table-dice-missing"
+    assert refused["error"]["details"] == {"needed": [die, die]}
+    accepted = used["previewCommand"]
+    assert accepted["accepted"] is True and accepted["diceNeeded"] is None
+    assert [r["value"] for r in accepted["rolls"]] == [4, 5, 6]

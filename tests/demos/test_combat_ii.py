@@ -13,6 +13,7 @@ import pytest
 from service.audit import audit
 from service.demos.combat_ii import DEMO, EXAMPLES, render_timeline, resolution_starts
 from service.demos.runner import StepRefused, play
+from service.domain.context import GM
 from service.domain.envelope import Envelope
 from service.rules.combat_ii.allowance import attacks_left
 from tests.e2e.test_cli import fray
@@ -346,7 +347,8 @@ def test_resolution_starts_skip_the_endphase_and_a_phase_still_being_declared():
     for phase in (1, 2, 3):
         table.send({"type": "stand", "combatant_id": "orc"})
         dice = [5, 4] if phase == 3 else None  # round 2's d10s, orcs then pcs
-        table.send({"type": "stand", "combatant_id": "archer"}, PLAYER, dice)
+        # The orcs' die is the GM's to supply (dice/not-yours).
+        table.send({"type": "stand", "combatant_id": "archer"}, GM if dice else PLAYER, dice)
     kinds = [e.type for e in table.envelopes]
     starts = resolution_starts(table.envelopes)
     assert [kinds[i] for i in starts] == ["phase-ended"] * 3
@@ -389,7 +391,8 @@ def test_a_charged_troll_counters_with_its_whole_routine():
     half-segment"; §2 D: "if the troll survives, it gets to counterattack"."""
     table = _charged_troll()
     charge = {"type": "charge", "combatant_id": "paladin", "target": "troll", "speed": 3}
-    out = table.send(charge, PLAYER, dice=[10, 15, 5, 16, 15, 14, 3, 2, 2])  # 10: STR to 3x
+    # The troll's dice are the GM's: the GM sends the command that resolves the phase.
+    out = table.send(charge, GM, dice=[10, 15, 5, 16, 15, 14, 3, 2, 2])  # 10: STR to 3x
     rolled = [e.data for e in out if e.type == "attack-rolled"]
     counters = [d["weapon"] for d in rolled if d["kind"] == "counter"]
     assert counters == ["left claw", "right claw", "bite"]
@@ -401,7 +404,7 @@ def test_a_troll_that_countered_has_no_routine_left_in_the_round():
     unattempted component attacks lost for that routine, perhaps for the round"."""
     table = _charged_troll()
     charge = {"type": "charge", "combatant_id": "paladin", "target": "troll", "speed": 3}
-    table.send(charge, PLAYER, dice=[10, 15, 5, 16, 9, 12, 3])  # 10: STR to 3x
+    table.send(charge, GM, dice=[10, 15, 5, 16, 9, 12, 3])  # 10: STR to 3x
     assert state_of(table).phase == 2
     assert attacks_left(state_of(table), "troll") == 0
     assert table.replayed() == table.state

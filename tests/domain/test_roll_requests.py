@@ -71,10 +71,11 @@ def test_a_die_past_the_senders_is_asked_of_its_roller_one_at_a_time() -> None:
 
 def test_the_sender_rolls_only_their_own_dice() -> None:
     t = table()
-    # A roll for no combatant is the GM's: the player's face is not taken for it.
-    caught = refused(t, {"type": "roll", "expression": "d20"}, BRAMLI, dice=[20])
-    assert caught.code == "dice/unused-table-dice"
-    held = t.send({"type": "roll", "expression": "d20"}, BRAMLI)
+    # A roll for no combatant is the sender's own: the player's face is taken for it.
+    rolled = t.send({"type": "roll", "expression": "d20"}, BRAMLI, dice=[20])
+    assert t.types(rolled) == ["dice-rolled"]
+    # The GM's, sent without its die, waits for the GM: no player may roll it.
+    held = t.send({"type": "roll", "expression": "d20"}, GM)
     assert held[1].data["roller"] == "gm"
     assert refused(t, submit(held[1], 20), BRAMLI).code == "dice/not-yours"
     assert refused(t, submit(held[1], 20), GOBLIN).code == "dice/not-yours"

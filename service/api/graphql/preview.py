@@ -1,20 +1,35 @@
 """`previewCommand`: what a command would append now, nothing appended (`Encounters.preview`).
 
 The same shape as REST's preview: `accepted`, and either the events (as you may see them)
-with `rolled`, or the error a `submitCommand` would get (`CommandRejected`, as that
-mutation answers it). As with `submitCommand`, only a failure of Fray or its store is a
-GraphQL error.
+with `rolled` and the dice used (`rolls`), or the error a `submitCommand` would get
+(`CommandRejected`, as that mutation answers it) with `diceNeeded` when table dice are
+missing. As with `submitCommand`, only a failure of Fray or its store is a GraphQL error.
 """
 
 from __future__ import annotations
 
+from typing import cast
+
 import strawberry
+from strawberry.scalars import JSON
 
 from service.api.errors import status_of
 from service.api.graphql.commands import ChosenCommand, request_of
 from service.api.graphql.context import Context, graphql_error
 from service.api.graphql.types import CommandRejected, Event
+from service.app.encounters import dice_needed
 from service.domain.errors import FrayError
+
+
+@strawberry.type(description="A table die a command still needs.")
+class NeededDie:
+    sides: int
+    expression: str = strawberry.field(description='The roll it belongs to, e.g. "2d6+1".')
+    purpose: str = strawberry.field(description="What it is for, as its record will say.")
+    roller: str = strawberry.field(
+        description='Whom it is rolled for: a combatant id, or "gm". Only the GM or that '
+        "combatant's controller may supply it."
+    )
 
 
 @strawberry.type(
@@ -35,6 +50,13 @@ class CommandPreview:
     events: list[Event] = strawberry.field(description="Its events, as you may see them.")
     error: CommandRejected | None = strawberry.field(
         description="Why a submit now would be refused (when not `accepted`)."
+    )
+    rolls: JSON = strawberry.field(
+        description="The dice it used (a list), in order: every `rolls` entry of `events`."
+    )
+    dice_needed: list[NeededDie] | None = strawberry.field(
+        description="When table dice are missing: every die still certainly needed, in "
+        "order; send their faces after the `dice` given."
     )
 
 
@@ -57,8 +79,16 @@ async def preview(
         if status_of(error) >= 500:  # not a refusal of the command: Fray or its store failed
             raise graphql_error(error) from error
         rejected = CommandRejected.of(error)
+        needed = dice_needed(error)
         return CommandPreview(
-            accepted=False, version=None, rolled=False, duplicate=False, events=[], error=rejected
+            accepted=False,
+            version=None,
+            rolled=False,
+            duplicate=False,
+            events=[],
+            error=rejected,
+            rolls=cast(JSON, []),
+            dice_needed=None if needed is None else [NeededDie(**die) for die in needed],
         )
     return CommandPreview(
         accepted=True,
@@ -67,4 +97,6 @@ async def preview(
         duplicate=previewed.duplicate,
         events=[Event.of(e) for e in previewed.events],
         error=None,
+        rolls=cast(JSON, previewed.rolls),
+        dice_needed=None,
     )

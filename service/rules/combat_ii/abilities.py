@@ -42,8 +42,12 @@ class Check(Frozen):
     purpose: str
 
 
-def check(ctx: DecideContext, ability: str, score: int, modifier: int, purpose: str) -> Check:
-    return _under(ctx, 20, f"{ability} check: {purpose}", ability, score, modifier, purpose)
+def check(
+    ctx: DecideContext, ability: str, score: int, modifier: int, purpose: str, *, roller: str
+) -> Check:
+    """An ability check made by `roller`."""
+    label = f"{ability} check: {purpose}"
+    return _under(ctx, 20, label, ability, score, modifier, purpose, roller=roller)
 
 
 def _under(
@@ -54,19 +58,21 @@ def _under(
     score: int,
     modifier: int,
     purpose: str,
+    *,
+    roller: str,
 ) -> Check:
     """One die, passed at or under the score plus its modifier."""
-    roll = ctx.die(sides, label)
+    roll = ctx.die(sides, label, roller=roller)
     return Check(
         ability=ability, score=score, modifier=modifier, roll=roll,
         passed=roll <= score + modifier, purpose=purpose,
     )  # fmt: skip
 
 
-def surprise_roll(ctx: DecideContext, bonus: int, purpose: str) -> Check:
+def surprise_roll(ctx: DecideContext, bonus: int, purpose: str, *, roller: str) -> Check:
     """PH "Surprise": d10, surprised on 1-3. combat-ii §2 F: a caster in the midst of an
     incantation adds 1 to the die."""
-    roll = ctx.die(10, f"surprise: {purpose}")
+    roll = ctx.die(10, f"surprise: {purpose}", roller=roller)
     return Check(
         ability="surprise",
         score=3,
@@ -133,11 +139,11 @@ def skill_adjustment(skill: ThiefSkill, dexterity: int, agility: int | None) -> 
 
 
 def skill_roll(
-    ctx: DecideContext, skill: ThiefSkill, chance: int, modifier: int, purpose: str
+    ctx: DecideContext, skill: ThiefSkill, chance: int, modifier: int, purpose: str, *, roller: str
 ) -> Check:
     """A thief's percentile skill roll: d100 at or under the chance plus its modifier."""
     name = skill.replace("-", " ")
-    return _under(ctx, 100, name, name, chance, modifier, purpose)
+    return _under(ctx, 100, name, name, chance, modifier, purpose, roller=roller)
 
 
 def perception(

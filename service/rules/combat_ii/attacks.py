@@ -268,7 +268,8 @@ def _into_melee(run: Run, strike: Strike) -> Strike:
     )
     shares = {c.id: MELEE_SHARE[stats_of(c).size] for c in near}
     attacker = state.table.combatant(strike.attacker).name
-    roll = run.ctx.die(sum(shares.values()), f"firing into a melee: {attacker} at {target.name}")
+    purpose = f"firing into a melee: {attacker} at {target.name}"
+    roll = run.ctx.die(sum(shares.values()), purpose, roller=strike.attacker)
     counted = 0
     chosen = target.id
     for cid, share in shares.items():
@@ -295,7 +296,8 @@ def _roll_to_hit(
     target = state.table.combatant(strike.target)
     weapon = weapon_named(state, strike.attacker, strike.weapon)
     need = needed(state, attacker, target, weapon) - strike.hit_bonus
-    roll = ctx.die(20, f"to hit: {attacker.name} at {target.name} ({weapon.name})")
+    purpose = f"to hit: {attacker.name} at {target.name} ({weapon.name})"
+    roll = ctx.die(20, purpose, roller=attacker.id)
     hit = roll == 20 or (roll != 1 and roll >= need)
     severe = state.options.criticals == "tables" and hit and roll != 20 and roll - need >= 10
     run.emit(
@@ -341,7 +343,12 @@ def _roll_damage(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_s
     if strike.multiplier > 1:
         expression = f"{strike.multiplier}*({weapon.damage})"
     amount, how = criticals.roll_damage(
-        run.ctx, expression, bonus, outcome, f"damage: {attacker.name} ({weapon.name})"
+        run.ctx,
+        expression,
+        bonus,
+        outcome,
+        f"damage: {attacker.name} ({weapon.name})",
+        roller=attacker.id,
     )
     run.emit(
         [
@@ -364,7 +371,12 @@ def _touched(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_segme
     damage = None
     if spell.damage is not None:
         amount, how = criticals.roll_damage(
-            run.ctx, spell.damage, 0, outcome, f"damage: {attacker.name} ({spell.name})"
+            run.ctx,
+            spell.damage,
+            0,
+            outcome,
+            f"damage: {attacker.name} ({spell.name})",
+            roller=attacker.id,
         )
         damage = spells.Damage(amount, spell.damage, how)
     _, amount, effects = spells.resist(

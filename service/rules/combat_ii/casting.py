@@ -168,7 +168,7 @@ def begin(run: Run, cid: str, intention: Intention) -> None:
     mine = fighter(state, cid)
     if mine.damaged_tick == state.tick - 1 and state.tick > 1:
         con = stats_of(state.table.combatant(cid)).constitution
-        rolled = check(run.ctx, "constitution", con, 0, "concentrate after a hit")
+        rolled = check(run.ctx, "constitution", con, 0, "concentrate after a hit", roller=cid)
         run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
         if not rolled.passed:
             run.emit([run.ctx.emit(CastingDelayed(combatant_id=cid, spell=spell.name))])

@@ -161,7 +161,7 @@ def _backstab(run: Run, cid: str) -> tuple[int, int]:
     stats = stats_of(run.state.table.combatant(cid))
     chance = stats.skill_chance("move-silently") or 0
     modifier = skill_modifier(run.state, stats, "move-silently")
-    rolled = skill_roll(run.ctx, "move-silently", chance, modifier, "backstab")
+    rolled = skill_roll(run.ctx, "move-silently", chance, modifier, "backstab", roller=cid)
     run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
     return (stats.backstab, BACKSTAB_TO_HIT) if rolled.passed else (1, 0)
 
@@ -173,7 +173,8 @@ def _barrel(run: Run, cid: str, target_id: str) -> None:
         stats = stats_of(run.state.table.combatant(who))
         fell = False
         for ability, score in (("dexterity", stats.dexterity), ("strength", stats.strength)):
-            rolled = check(run.ctx, ability, score, 0, "stay standing after the collision")
+            purpose = "stay standing after the collision"
+            rolled = check(run.ctx, ability, score, 0, purpose, roller=who)
             events.append(run.ctx.emit(CheckRolled(combatant_id=who, check=rolled)))
             fell = fell or not rolled.passed
         if fell:

@@ -79,7 +79,7 @@ def _critical_hit(
     ctx: DecideContext, attacker: str, target: str, tick: int
 ) -> tuple[HitOutcome, list[Event]]:
     """§4 Critical Hit: the d10 table on a natural 20."""
-    d10 = ctx.die(10, "critical hit table")
+    d10 = ctx.die(10, "critical hit table", roller=attacker)
     if d10 <= 4:
         outcome = HitOutcome("double-reroll-min", target_effects=[Effect(name=DAZED, until=tick)])
         text = "double base damage, minimum rolls rerolled; dazed until the end of the phase"
@@ -156,7 +156,7 @@ def _critical_miss(
 ) -> list[Event]:
     if weapon.kind == "missile":
         return _missile_fumble(state, ctx, attacker, weapon)
-    d10 = ctx.die(10, "critical miss table")
+    d10 = ctx.die(10, "critical miss table", roller=attacker)
     tick = state.tick
     events: list[Event] = []
     result: str
@@ -174,13 +174,13 @@ def _critical_miss(
         events += _effect(attacker, KNEES, tick + 1, ctx)
         events += _keep_hold(state, ctx, attacker, (weapon.name,), -1)
     elif d10 == 9:
-        phases = ctx.die(2, "prone: phases") + 1
+        phases = ctx.die(2, "prone: phases", roller=attacker) + 1
         result = f"prone for {phases} phases: no attacks or movement, AC +4"
         events += _effect(attacker, PRONE, tick + phases, ctx, on_end="agility-or-knees")
         events += _effect(attacker, DEFENCELESS, tick + 1, ctx)
         events += _keep_hold(state, ctx, attacker, fighter(state, attacker).in_hand, -2)
     else:
-        phases = ctx.die(3, "sprawling: phases") + 2
+        phases = ctx.die(3, "sprawling: phases", roller=attacker) + 2
         result = f"sprawling weapon fling for {phases} phases: everything held tumbles away"
         events += _effect(attacker, SPRAWLED, tick + phases, ctx, on_end="agility-or-knees")
         events += _effect(attacker, DEFENCELESS, tick + 3, ctx)
@@ -200,9 +200,9 @@ def _tumble(state: CombatIIState, ctx: DecideContext, cid: str, held: str) -> We
     grid, start = state.table.map, state.table.combatant(cid).position
     if grid is None or start is None:
         return ctx.emit(WeaponDropped(combatant_id=cid, weapon=held, how="flung"))
-    feet = ctx.die(TUMBLE_DIE, f"tumble: {held} (feet)")
+    feet = ctx.die(TUMBLE_DIE, f"tumble: {held} (feet)", roller=cid)
     ways = SIX_WAYS if grid.kind == "hex" else EIGHT_WAYS
-    dx, dy = ways[ctx.die(len(ways), f"tumble: {held} (direction)") - 1]
+    dx, dy = ways[ctx.die(len(ways), f"tumble: {held} (direction)", roller=cid) - 1]
     at = start
     for _ in range(-(-feet // SQUARE_FEET)):
         onward = Cell(x=at.x + dx, y=at.y + dy)
@@ -231,8 +231,8 @@ def _missile_fumble(
             ctx.emit(CriticalRolled(combatant_id=attacker, kind="miss", d10=0, result=result)),
             ctx.emit(WeaponDropped(combatant_id=attacker, weapon=weapon.name, at=at)),
         ]
-    string = ctx.die(100, "string breakage") <= 50
-    missile = ctx.die(100, "missile breakage") <= 50
+    string = ctx.die(100, "string breakage", roller=attacker) <= 50
+    missile = ctx.die(100, "missile breakage", roller=attacker) <= 50
     parts = [p for p, broke in (("the string", string), ("the missile", missile)) if broke]
     result = "missile fumble: " + (" and ".join(parts) + " broke" if parts else "nothing broke")
     broken = weapon.name if missile else None
@@ -260,7 +260,8 @@ def agility_check(state: CombatIIState, ctx: DecideContext, cid: str, purpose: s
     stats = stats_of(state.table.combatant(cid))
     score = dex_score(state, stats)
     name = "agility" if state.options.agility and stats.agility is not None else "dexterity"
-    return ctx.emit(CheckRolled(combatant_id=cid, check=check(ctx, name, score, 0, purpose)))
+    rolled = check(ctx, name, score, 0, purpose, roller=cid)
+    return ctx.emit(CheckRolled(combatant_id=cid, check=rolled))
 
 
 def _agility_or_misstep(state: CombatIIState, ctx: DecideContext, cid: str) -> list[Event]:
@@ -277,7 +278,7 @@ def _keep_hold(
     dexterity = stats_of(state.table.combatant(cid)).dexterity
     events: list[Event] = []
     for name in held:
-        rolled = check(ctx, "dexterity", dexterity, modifier, f"keep hold of {name}")
+        rolled = check(ctx, "dexterity", dexterity, modifier, f"keep hold of {name}", roller=cid)
         events.append(ctx.emit(CheckRolled(combatant_id=cid, check=rolled)))
         if not rolled.passed:
             events.append(
@@ -287,17 +288,28 @@ def _keep_hold(
 
 
 def roll_damage(
-    ctx: DecideContext, expression: str, bonus: int, outcome: HitOutcome, purpose: str
+    ctx: DecideContext,
+    expression: str,
+    bonus: int,
+    outcome: HitOutcome,
+    purpose: str,
+    *,
+    roller: str,
 ) -> tuple[int, str]:
-    """A hit's damage: the weapon's dice (its base damage) plus bonuses, as the outcome
-    says. A hit deals at least 1 (interpretation: §4 allows less than the dice's minimum
-    plus bonuses, never nothing)."""
+    """A hit's damage, rolled by `roller`: the weapon's dice (its base damage) plus
+    bonuses, as the outcome says. A hit deals at least 1 (interpretation: §4 allows less
+    than the dice's minimum plus bonuses, never nothing)."""
     top = dice.bounds(dice.parse(expression))[1]
 
     def rolled(reroll_min: bool = False) -> int:
+        if not reroll_min:
+            return ctx.roll(expression, purpose, roller=roller).total
+
         def die(sides: int) -> int:
-            face = ctx.die(sides, purpose)
-            return ctx.die(sides, purpose + " (reroll)") if reroll_min and face == 1 else face
+            face = ctx.die(sides, purpose, roller=roller)
+            if face == 1:
+                return ctx.die(sides, purpose + " (reroll)", roller=roller)
+            return face
 
         return dice.roll(expression, die).total
 

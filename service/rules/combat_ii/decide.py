@@ -121,7 +121,7 @@ def ambush(state: CombatIIState, command: Ambush, ctx: DecideContext) -> list[Ev
                 rule="combat-ii §2 F Surprise",
             )
     bonus = 1 if fighter(state, cid).casting is not None else 0
-    rolled = surprise_roll(ctx, bonus, f"ambush on {bushwhacked.name}")
+    rolled = surprise_roll(ctx, bonus, f"ambush on {bushwhacked.name}", roller=cid)
     events: list[Event] = [ctx.emit(CheckRolled(combatant_id=cid, check=rolled))]
     until = state.tick + 1
     if not rolled.passed:
@@ -160,7 +160,7 @@ def skill_check(state: CombatIIState, command: SkillCheck, ctx: DecideContext) -
             rule="combat-ii §4 Agility",
         )
     modifier = skill_modifier(state, stats, skill)
-    rolled = skill_roll(ctx, skill, chance, modifier, "called for by the GM")
+    rolled = skill_roll(ctx, skill, chance, modifier, "called for by the GM", roller=cid)
     return [ctx.emit(CheckRolled(combatant_id=cid, check=rolled))]
 
 

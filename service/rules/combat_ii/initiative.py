@@ -45,7 +45,9 @@ def reaction(state: CombatIIState, combatant: Combatant) -> int:
 def roll(state: CombatIIState, ctx: DecideContext) -> list[Event]:
     combatants = fighting(state)
     groups = sorted({group_of(c) for c in combatants})
-    rolls = {g: ctx.die(10, f"initiative: {g}") for g in groups}
+    # §1 A: one roll per group, rolled for its first member standing (table order).
+    first = {g: next(c.id for c in combatants if group_of(c) == g) for g in groups}
+    rolls = {g: ctx.die(10, f"initiative: {g}", roller=first[g]) for g in groups}
     rerolled: list[str] = []
     for _ in range(MAX_REROLLS):
         low = min(rolls.values(), default=0)
@@ -53,7 +55,7 @@ def roll(state: CombatIIState, ctx: DecideContext) -> list[Event]:
         if len(tied) < 2:
             break
         rerolled += tied
-        rolls |= {g: ctx.die(10, f"initiative tie: {g}") for g in tied}
+        rolls |= {g: ctx.die(10, f"initiative tie: {g}", roller=first[g]) for g in tied}
     winner = min(groups, key=lambda g: (rolls[g], g)) if groups else None
     tracks: dict[str, Track] = {}
     scores: dict[str, int] = {}

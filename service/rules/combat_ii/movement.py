@@ -118,7 +118,7 @@ def _accelerate(run: Run, cid: str, intention: Intention) -> Intention:
     if now < RUNNING or now <= began:
         return intention
     strength = stats_of(run.state.table.combatant(cid)).strength
-    rolled = check(run.ctx, "strength", strength, 0, f"accelerate to {now}x MV")
+    rolled = check(run.ctx, "strength", strength, 0, f"accelerate to {now}x MV", roller=cid)
     run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
     if rolled.passed:
         return intention

@@ -80,11 +80,11 @@ def stop_short(run: Run, cid: str, intention: Intention) -> bool:
     """§2 D: DEX at -1 per 10 ft of slowdown skipped, or fall prone for 1d4 phases."""
     dexterity = stats_of(run.state.table.combatant(cid)).dexterity
     modifier = -intention.stop_short
-    rolled = check(run.ctx, "dexterity", dexterity, modifier, "stop short")
+    rolled = check(run.ctx, "dexterity", dexterity, modifier, "stop short", roller=cid)
     run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
     if rolled.passed:
         return True
-    phases = run.ctx.die(4, "fallen: phases")
+    phases = run.ctx.die(4, "fallen: phases", roller=cid)
     fallen = Effect(name=FALLEN, until=run.state.tick + phases)
     run.emit(
         [
@@ -171,12 +171,12 @@ def entered(
             return False
         if covering:
             _answer(run, cid, foe_id, number, missile=True)
-            rolled = surprise_roll(run.ctx, 0, "caught in a covered area")
+            rolled = surprise_roll(run.ctx, 0, "caught in a covered area", roller=cid)
             run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
             if not rolled.passed:
                 return False
         elif ambush:
-            rolled = surprise_roll(run.ctx, 0, "counterattack an ambush")
+            rolled = surprise_roll(run.ctx, 0, "counterattack an ambush", roller=cid)
             run.emit([run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled))])
             if rolled.passed:
                 _answer(run, cid, foe_id, number, missile=False)

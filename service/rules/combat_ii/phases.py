@@ -66,7 +66,8 @@ def _winded(run: Run) -> list[Event]:
         if mine.top_factor < 3 or combatant is None or combatant.out_of_fight:
             continue
         con = stats_of(combatant).constitution
-        rolled = check(run.ctx, "constitution", con, 2 - mine.top_factor, "keep running")
+        modifier = 2 - mine.top_factor
+        rolled = check(run.ctx, "constitution", con, modifier, "keep running", roller=cid)
         events.append(run.ctx.emit(CheckRolled(combatant_id=cid, check=rolled)))
         if not rolled.passed and mine.factor > 1:
             events.append(run.ctx.emit(SpeedChanged(combatant_id=cid, factor=1)))

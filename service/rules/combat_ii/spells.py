@@ -130,7 +130,8 @@ def land(run: Run, cid: str, spell: Spell, aim: Aim, half_segment: int) -> list[
     caster = run.state.table.combatant(cid)
     damage = None
     if spell.damage is not None and aim.affected:
-        rolled = run.ctx.roll(spell.damage, f"spell damage: {caster.name} ({spell.name})")
+        purpose = f"spell damage: {caster.name} ({spell.name})"
+        rolled = run.ctx.roll(spell.damage, purpose, roller=cid)
         damage = Damage(rolled.total, rolled.text, "spell")
     return [resist(run, cid, target, spell, damage, half_segment) for target in aim.affected]
 
@@ -208,7 +209,7 @@ def saving_throw(run: Run, cid: str, spell: Spell) -> bool:
     bonus = stats.save_bonus
     if spell.dodged:
         bonus -= stats.defence_of(dex_score(state, stats))
-    roll = run.ctx.die(20, f"save vs {kind}: {combatant.name} ({spell.name})")
+    roll = run.ctx.die(20, f"save vs {kind}: {combatant.name} ({spell.name})", roller=cid)
     saved = roll + bonus >= needed
     run.emit(
         [

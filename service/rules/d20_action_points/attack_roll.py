@@ -65,15 +65,18 @@ def strike(
     ac = armor_class(state, target, reach)
     verb = "attacks" if pounds is None else "throws at"
     purpose = f"{attacker.name} {verb} {target.name} ({weapon.name})"
-    first = ctx.die(20, purpose=purpose)
-    second = ctx.die(20, purpose=f"{purpose}, {edge}") if edge != "normal" else None
+    first = ctx.die(20, purpose=purpose, roller=attacker.id)
+    second = (
+        ctx.die(20, purpose=f"{purpose}, {edge}", roller=attacker.id) if edge != "normal" else None
+    )
     natural = attacks.kept_die(first, second, edge)
     roll = attacks.attack(natural, modifier, ac)
     damage = 0
     if roll.hit and pounds is not None:
         damage = attacks.damage(attacks.thrown_damage(pounds), 0, roll.critical_hit)
     elif roll.hit:
-        rolled = ctx.roll(weapon.damage, purpose=f"damage: {weapon.name} on {target.name}").total
+        damage_purpose = f"damage: {weapon.name} on {target.name}"
+        rolled = ctx.roll(weapon.damage, purpose=damage_purpose, roller=attacker.id).total
         if multiplier is not None:
             rolled *= multiplier
         bonus = attacks.damage_bonus(reach, stats.strength, weapon.damage_bonus)

@@ -117,7 +117,8 @@ def surprise_check(state: D20State, monster: str | None, ctx: DecideContext) -> 
         sneaker = min(foes, key=lambda c: _stealth(stats_of(c)))
     notice = stats_of(noticer).notice_score
     bonus = _stealth(stats_of(sneaker))
-    roll = ctx.die(20, purpose=f"surprise check: {sneaker.name}")
+    # Setting up: "If the DM rolls above the party's Notice".
+    roll = ctx.die(20, purpose=f"surprise check: {sneaker.name}", roller="gm")
     total = roll + bonus
     result = "monsters" if total > notice else "party" if total < notice else "neither"
     return [
@@ -189,8 +190,11 @@ def ambush(state: D20State, ctx: DecideContext) -> list[Event]:
     GM's d20 + the monsters' best WIS bonus (interpretation) equal or above it foils it."""
     wisdom = min(stats_of(c).wisdom for c in fighting(state, True))
     gm_bonus = max(stats_of(c).wisdom for c in fighting(state, False))
-    roll = ctx.die(20, purpose="ambush: the party hides")
-    gm_roll = ctx.die(20, purpose="ambush: the monsters look")
+    # Ambush: the party rolls (interpretation: the die is rolled for the member whose
+    # Wisdom sets the DC, the least wise), and "the DM's roll" is the GM's.
+    hider = min(fighting(state, True), key=lambda c: stats_of(c).wisdom)
+    roll = ctx.die(20, purpose="ambush: the party hides", roller=hider.id)
+    gm_roll = ctx.die(20, purpose="ambush: the monsters look", roller="gm")
     dc, gm_total = roll + wisdom, gm_roll + gm_bonus
     success = gm_total < dc
     rolled = ctx.emit(

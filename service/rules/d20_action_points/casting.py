@@ -46,13 +46,14 @@ def cast_spell(state: D20State, command: CastSpell, ctx: DecideContext) -> list[
     pool = spells.ManaPool(mana.current, mana.max or 0) if mana else spells.ManaPool(0, 0)
     entry = spells.Spell(spell.name, spell.level, spell.mana)
     spells.spend_mana(pool, entry)
-    natural = ctx.die(20, purpose=f"{combatant.name} casts {spell.name}")
+    natural = ctx.die(20, purpose=f"{combatant.name} casts {spell.name}", roller=cid)
     ability = stats.intelligence if stats.casting_ability == "intelligence" else stats.wisdom
     modifier = spells.casting_modifier(ability, stats.focus)
     casting = spells.cast(natural, modifier, entry, pool)
     damage = None
     if casting.outcome == "cast" and spell.damage is not None and command.target is not None:
-        damage = max(0, ctx.roll(spell.damage, purpose=f"damage: {spell.name}").total)
+        rolled = ctx.roll(spell.damage, purpose=f"damage: {spell.name}", roller=cid)
+        damage = max(0, rolled.total)
     cast = ctx.emit(
         SpellCast(
             combatant_id=cid,

@@ -99,7 +99,7 @@ def fallen(state: D20State, victim: Combatant, ctx: DecideContext) -> list[Event
         case _:
             bonus = stats_of(victim).constitution
             dc = state.options.death_dc
-            roll = ctx.die(20, purpose=f"death check: {victim.name}")
+            roll = ctx.die(20, purpose=f"death check: {victim.name}", roller=victim.id)
             total = roll + bonus
             return [
                 ctx.emit(
@@ -118,8 +118,14 @@ def fallen(state: D20State, victim: Combatant, ctx: DecideContext) -> list[Event
 def morale_check(victim: Combatant, critical: bool, ctx: DecideContext) -> MoraleChecked:
     stats = stats_of(victim)
     bonus = morale.morale_bonus(stats.morale, stats.wisdom)
-    first = ctx.die(20, purpose=f"morale: {victim.name}")
-    second = ctx.die(20, purpose=f"morale: {victim.name}, disadvantage") if critical else None
+    # Check Morale: the creature makes the check ("The DM rolls d20 (5) plus the Goblin
+    # Morale"): rolled for the victim, whose controller (or the GM) supplies it.
+    first = ctx.die(20, purpose=f"morale: {victim.name}", roller=victim.id)
+    second = (
+        ctx.die(20, purpose=f"morale: {victim.name}, disadvantage", roller=victim.id)
+        if critical
+        else None
+    )
     check = morale.check_morale(first, bonus, critical, second)
     return ctx.emit(
         MoraleChecked(
@@ -162,7 +168,7 @@ def special_attack(
             )
         ]
     dc = weapon.save_dc or 10
-    roll = ctx.die(20, purpose=f"save against poison: {victim.name}")
+    roll = ctx.die(20, purpose=f"save against poison: {victim.name}", roller=target_id)
     total = roll + stats.constitution
     saved = ctx.emit(
         PoisonSaved(
@@ -179,5 +185,7 @@ def special_attack(
         return [saved]
     if weapon.poison is None:
         return [saved, ctx.emit(Killed(combatant_id=target_id, cause="poison"))]
-    amount = max(0, ctx.roll(weapon.poison, purpose=f"poison: {victim.name}").total)
+    amount = max(
+        0, ctx.roll(weapon.poison, purpose=f"poison: {victim.name}", roller=attacker).total
+    )
     return [saved, *hurt(evolve(state, saved), target_id, amount, ctx, "poison")]

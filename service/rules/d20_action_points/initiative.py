@@ -88,7 +88,9 @@ def roll_initiative(state: D20State, ctx: DecideContext) -> list[Event]:
             "initiative is rolled once a round, after declarations",
             rule=INITIATIVE,
         )
-    rolls: list[Initiative] = []
+    # Every die is rolled before any is looked at, so that with table dice a refusal lists
+    # them all at once (docs/api.md, "Table dice"); the one event lists them all either way.
+    rolled: list[tuple[str, int, str | None, int]] = []
     group_dice: dict[str, int] = {}
     joined = list(state.table.combatants)
     for combatant in state.table.combatants.values():
@@ -98,22 +100,20 @@ def roll_initiative(state: D20State, ctx: DecideContext) -> list[Event]:
         declared = state.declared.get(combatant.id)
         bonus = stats.initiative + (declared.initiative if declared else 0)
         group = None if is_pc(combatant) else stats.group or combatant.id
+        # Rolling Initiative: "Player's roll individually, whereas the DM rolls for each
+        # combat group".
         if group is None:
-            roll = ctx.die(20, purpose=f"initiative: {combatant.name}")
+            roll = ctx.die(20, purpose=f"initiative: {combatant.name}", roller=combatant.id)
         elif group in group_dice:
             roll = group_dice[group]
         else:
             label = stats.group or combatant.name
-            roll = group_dice[group] = ctx.die(20, purpose=f"initiative: {label}")
-        rolls.append(
-            Initiative(
-                combatant_id=combatant.id,
-                roll=roll,
-                bonus=bonus,
-                total=roll + bonus,
-                group=None if group is None else stats.group,
-            )
-        )
+            roll = group_dice[group] = ctx.die(20, purpose=f"initiative: {label}", roller="gm")
+        rolled.append((combatant.id, bonus, None if group is None else stats.group, roll))
+    rolls = [
+        Initiative(combatant_id=cid, roll=roll, bonus=bonus, total=roll + bonus, group=group)
+        for cid, bonus, group, roll in rolled
+    ]
     party = party_sides(state)
 
     def key(entry: Initiative) -> tuple[int, int, int, int]:

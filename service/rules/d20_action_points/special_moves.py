@@ -87,8 +87,9 @@ def _opposed(
         two = disarm and held is not None and held.two_handed
         return stats_of(c).strength + (TWO_HANDED_BONUS if two else 0)
 
-    roll = ctx.die(20, purpose=f"{purpose}: {a.name}")
-    target_roll = ctx.die(20, purpose=f"{purpose}: {b.name}")
+    # Disarm, Grapple: "You and the defender make opposed Strength checks": each rolls.
+    roll = ctx.die(20, purpose=f"{purpose}: {a.name}", roller=a.id)
+    target_roll = ctx.die(20, purpose=f"{purpose}: {b.name}", roller=b.id)
     return {
         "combatant_id": a.id,
         "target": b.id,

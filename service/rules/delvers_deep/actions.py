@@ -160,11 +160,12 @@ def cast(
     roll, needed, success = None, None, True
     if spell.dc is not None:
         needed = spell_dc(state, cid, spell.dc)
-        roll = ctx.die(6, purpose=f"{combatant.name} casts {spell.name}")
+        roll = ctx.die(6, purpose=f"{combatant.name} casts {spell.name}", roller=cid)
         success = roll >= needed
     damage = 0
     if success and spell.damage is not None and target is not None:
-        damage = max(0, ctx.roll(spell.damage, purpose=f"{spell.name} damage").total)
+        rolled = ctx.roll(spell.damage, purpose=f"{spell.name} damage", roller=cid)
+        damage = max(0, rolled.total)
     cast_event = ctx.emit_ahead(
         SpellCast(
             combatant_id=cid,
@@ -195,7 +196,8 @@ def improvise(
     paid = pay(state, cid, cost, ctx, rule=IMPROVISE)
     roll = success = None
     if dc_ is not None:
-        roll = ctx.die(6, purpose=f"{state.table.combatants[cid].name}: {description}")
+        who = state.table.combatants[cid].name
+        roll = ctx.die(6, purpose=f"{who}: {description}", roller=cid)
         success = roll >= dc_
     done = ctx.emit_ahead(
         Improvised(
@@ -290,7 +292,8 @@ def call_check(
         raise RuleViolation("turn/not-running", "the fight is not under way")
     combatant = state.table.combatant(cid)
     needed = dc(state, cid, check)
-    roll = ctx.die(6, purpose=f"{combatant.name}'s {check} check")
+    # The GM calls the check; the combatant makes it.
+    roll = ctx.die(6, purpose=f"{combatant.name}'s {check} check", roller=cid)
     return [
         ctx.emit(
             CheckRolled(

@@ -81,11 +81,14 @@ def attack(
     paid = pay(state, attacker, cost, ctx, rule=ATTACKS)
     name = table.combatants[attacker].name
     count = 1 + extra if weapon.kind == "ranged" else 1
-    faces = tuple(ctx.die(6, purpose=f"{name}'s {weapon.name}") for _ in range(count))
+    faces = tuple(
+        ctx.die(6, purpose=f"{name}'s {weapon.name}", roller=attacker) for _ in range(count)
+    )
     hit = any(face >= weapon.hit for face in faces)
     damage = 0
     if hit:
-        damage = max(0, ctx.roll(weapon.damage, purpose=f"{weapon.name} damage").total)
+        dealt = ctx.roll(weapon.damage, purpose=f"{weapon.name} damage", roller=attacker)
+        damage = max(0, dealt.total)
         if weapon.kind == "melee":
             damage += extra
     rolled = ctx.emit_ahead(
@@ -140,7 +143,7 @@ def take_damage(
     taken, halved = amount, False
     if state.options.health_check == "halve-damage" and amount > 0:
         target = dc(state, cid, "health")
-        roll = ctx.die(6, purpose=f"{combatant.name}'s health check")
+        roll = ctx.die(6, purpose=f"{combatant.name}'s health check", roller=cid)
         halved = roll >= target
         events.append(
             ctx.emit(
@@ -256,7 +259,10 @@ def _dodge(
             return [refused, *take_damage(state, target, damage, ctx, weapon_name, attacker, None)]
         paid = pay(state, target, cost, ctx, rule=DODGE)
         needed = dc(state, target, "dodge")
-        faces = tuple(ctx.die(6, purpose=f"{victim.name}'s dodge") for _ in range(1 + extra))
+        # DODGE: the character who is hit "makes a dodge check".
+        faces = tuple(
+            ctx.die(6, purpose=f"{victim.name}'s dodge", roller=target) for _ in range(1 + extra)
+        )
         common = {
             "combatant_id": target,
             "attacker": attacker,

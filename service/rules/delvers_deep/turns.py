@@ -82,7 +82,8 @@ def roll_reflex(state: DelversState, ctx: DecideContext, ids: list[str]) -> list
     return [
         ctx.emit(
             ReflexRolled(
-                combatant_id=c, roll=ctx.die(6, purpose=f"reflex: {table.combatants[c].name}")
+                combatant_id=c,
+                roll=ctx.die(6, purpose=f"reflex: {table.combatants[c].name}", roller=c),
             )
         )
         for c in ids

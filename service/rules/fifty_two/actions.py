@@ -263,7 +263,7 @@ def strike(
     if registered:
         expression = mine.critical_damage if kind == "critical" else mine.normal_damage
         purpose = damage_purpose("critical" if kind == "critical" else "normal", attacker, target)
-        damage = ctx.roll(expression, purpose).total
+        damage = ctx.roll(expression, purpose, roller=attacker.id).total
     return Blow(target.id, rating, before, after, registered, damage)
 
 

@@ -72,7 +72,7 @@ def roll_initiative(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     die = state.options.initiative_die
     for cid, combatant in table.combatants.items():
         stats = stats_of(combatant)
-        roll = ctx.roll(die, f"initiative: {combatant.name}").total
+        roll = ctx.roll(die, f"initiative: {combatant.name}", roller=cid).total
         total = (
             stats.dex_mod
             + stats.initiative_modifier
@@ -91,7 +91,7 @@ def roll_offs(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
     for group in initiative.roll_offs_needed(entries):
         for cid in group:
             name = state.table.combatants[cid].name
-            roll = ctx.roll(state.options.initiative_die, f"roll-off: {name}").total
+            roll = ctx.roll(state.options.initiative_die, f"roll-off: {name}", roller=cid).total
             events.append(ctx.emit(RolledOff(combatant_id=cid, roll=roll)))
     return events
 
@@ -165,7 +165,7 @@ def surprise_attack(
     if target.out_of_fight:
         raise RuleViolation("attack/target-down", f"{target.name} is already down", rule=ROUND_0)
     purpose = damage_purpose("surprise", attacker, target)
-    damage = ctx.roll(stats_of(attacker).normal_damage, purpose).total
+    damage = ctx.roll(stats_of(attacker).normal_damage, purpose, roller=attacker.id).total
     return [
         ctx.emit(SurpriseAttacked(combatant_id=cid, target=target_id, damage=damage)),
         *adjust_pool(

@@ -156,7 +156,8 @@ def resolve(
     if spell.reflex_dc is not None:
         save = "declined"
         if attempt:
-            roll = ctx.die(20, f"Reflex save: {defender.name} against {spell.name}")
+            # fifty-two §8: the targeted combatant takes the Reflex Save.
+            roll = ctx.die(20, f"Reflex save: {defender.name} against {spell.name}", roller=target)
             ok = reflex.save_succeeds(roll, stats.reflex_save, spell.reflex_dc)
             paid = reflex.reflex_cost(
                 stats, ok, acted_this_round=target in state.acted, cover_feet=cover_feet
@@ -170,7 +171,7 @@ def resolve(
     damage = 0
     if spell.damage is not None:
         purpose = damage_purpose(spell.name, me, defender)
-        damage = ctx.roll(spell.damage, purpose).total
+        damage = ctx.roll(spell.damage, purpose, roller=cid).total
         damage = reflex.saved_damage(damage, save == "succeeded")
     before = state.hits.get(target, 0)
     # fifty-two §5.3.3: the spell always registers, and counts one attack towards the next

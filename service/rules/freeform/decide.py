@@ -185,8 +185,10 @@ def roll_initiative(
         if known is not None:
             rolled, tiebreak = known
         else:
-            rolled = ctx.roll(state.options.initiative_die, purpose=f"initiative: {label}").total
-            tiebreak = ctx.die(state.options.tiebreak_die, purpose=f"initiative tie-break: {label}")
+            # A group's roll is rolled for its first member.
+            die, tie = state.options.initiative_die, state.options.tiebreak_die
+            rolled = ctx.roll(die, purpose=f"initiative: {label}", roller=first.id).total
+            tiebreak = ctx.die(tie, purpose=f"initiative tie-break: {label}", roller=first.id)
         for combatant_id in members:
             modifier = int(table.combatants[combatant_id].stats.get("initiative_modifier", 0))
             events.append(
@@ -220,7 +222,9 @@ def set_initiative(state: FreeformState, command: SetInitiative, ctx: DecideCont
     ctx.require_control(combatant.id, combatant.name)
     modifier = int(combatant.stats.get("initiative_modifier", 0))
     tiebreak = ctx.die(
-        state.options.tiebreak_die, purpose=f"initiative tie-break: {combatant.name}"
+        state.options.tiebreak_die,
+        purpose=f"initiative tie-break: {combatant.name}",
+        roller=combatant.id,
     )
     return [
         ctx.emit(

@@ -117,6 +117,7 @@ def strike(
         f"{attacker.name}'s {weapon.name} at {victim.name}",
         boons=boons,
         banes=banes,
+        roller=attacker.id,
     )
     # The melee is joined before the response is judged, but listed (and emitted) after the
     # roll, which lists the check's dice.
@@ -203,7 +204,12 @@ def _stray(
     """hex-tactical Ranged Combat: a risky miss by less than half the skill score strikes
     another in the melee; with several, a die chooses (interpretation: the seed leaves it to
     the Facilitator's discretion; a die keeps the table moving and the record auditable)."""
-    struck = others[0] if len(others) == 1 else others[ctx.die(len(others), "stray shot") - 1]
-    rolled = max(0, ctx.roll(weapon.damage, f"{weapon.name} damage").total)
+    # The Facilitator's discretion: the GM's die.
+    struck = (
+        others[0]
+        if len(others) == 1
+        else others[ctx.die(len(others), "stray shot", roller="gm") - 1]
+    )
+    rolled = max(0, ctx.roll(weapon.damage, f"{weapon.name} damage", roller=cid).total)
     stray = ctx.emit(StrayHit(attacker=cid, intended=target, struck=struck, weapon=weapon.name))
     return [stray, *hurt(evolve(state, stray), struck, rolled, cid, weapon.name, None, ctx)]

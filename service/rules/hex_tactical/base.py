@@ -78,11 +78,15 @@ def check(
     difficulty: Difficulty = "normal",
     boons: int = 0,
     banes: int = 0,
+    *,
+    roller: str,
 ) -> CheckResult:
-    """Roll a check: d100 plus one tens die for each boon or bane left after cancelling."""
-    first = ctx.die(100, purpose)
+    """Roll a check: d100 plus one tens die for each boon or bane left after cancelling;
+    `roller` is the combatant making it."""
+    first = ctx.die(100, purpose, roller=roller)
     left = net(boons, banes)
-    extra = [ctx.die(10, f"{purpose} ({'boon' if left > 0 else 'bane'})") for _ in range(abs(left))]
+    tens = f"{purpose} ({'boon' if left > 0 else 'bane'})"
+    extra = [ctx.die(10, tens, roller=roller) for _ in range(abs(left))]
     roll = kept_roll(first, extra, left) if extra else first
     target = target_for(score, difficulty)
     success = roll == 1 or (roll != 100 and roll <= target)

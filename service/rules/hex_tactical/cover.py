@@ -45,6 +45,7 @@ def take_cover(state: HexState, cid: str, ctx: DecideContext) -> list[Event]:
         stats_of(combatant).dodge,
         f"{combatant.name} takes cover",
         difficulty=state.options.take_cover_difficulty,
+        roller=cid,
     )
     return [begun, ctx.emit(CoverTaken(combatant_id=cid, cells=tuple(cells), check=result))]
 
@@ -122,11 +123,12 @@ def target_object(
         stats_of(attacker).score(weapon.skill_name),
         f"{attacker.name} strikes the {cover.name}",
         banes=banes,
+        roller=cid,
     )
     rolled = damage = 0
     left = cover.durability
     if result.success:
-        rolled = max(0, ctx.roll(weapon.damage, f"{weapon.name} damage").total)
+        rolled = max(0, ctx.roll(weapon.damage, f"{weapon.name} damage", roller=cid).total)
         damage = max(0, rolled - cover.armor)
         left = max(0, cover.durability - damage)
     wielded = take_in_hand(state, cid, weapon, ctx)  # emitted before the strike, as it is listed

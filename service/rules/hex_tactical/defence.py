@@ -50,7 +50,8 @@ def _lands(
         if target not in state.table.combatants:
             return [landed]
         return [landed, *maneuver_effect(state, info.attacker, target, info.maneuver, ctx)]
-    rolled = max(0, ctx.roll(info.damage, f"{info.weapon or 'attack'} damage").total)
+    damage = f"{info.weapon or 'attack'} damage"
+    rolled = max(0, ctx.roll(info.damage, damage, roller=info.attacker).total)
     return hurt(state, target, rolled, info.attacker, info.weapon, resolves, ctx)
 
 
@@ -66,7 +67,8 @@ def resolve_defence(
     if choice == "parry":
         held = wielded(state, info.target)
         skill = held.skill_name if held is not None else "unarmed"
-        result = base.check(ctx, skill, stats.score(skill), f"{victim.name} parries")
+        parries = f"{victim.name} parries"
+        result = base.check(ctx, skill, stats.score(skill), parries, roller=victim.id)
     else:
         result = base.check(
             ctx,
@@ -76,6 +78,7 @@ def resolve_defence(
             difficulty=info.dodge or "normal",
             boons=info.dodge_boons,
             banes=info.dodge_banes,
+            roller=victim.id,
         )
     defended = ctx.emit(
         Defended(

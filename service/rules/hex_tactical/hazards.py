@@ -103,7 +103,8 @@ def entering(state: HexState, cid: str, cell: Cell, ctx: DecideContext) -> list[
     for tag, condition in ((SLIPPERY, PRONE), (MIRED, STUCK)):
         if not tagged(state, cell, tag):
             continue
-        result = base.check(ctx, "agility", agility, f"{combatant.name} on {tag} ground")
+        purpose = f"{combatant.name} on {tag} ground"
+        result = base.check(ctx, "agility", agility, purpose, roller=cid)
         events.append(
             ctx.emit(TerrainChecked(combatant_id=cid, cell=cell, terrain=tag, check=result))
         )
@@ -137,7 +138,7 @@ def _terrain_damage(
     if expression is None:
         return []
     name = state.table.combatants[cid].name
-    rolled = max(0, ctx.roll(expression, f"{name}: {kind} terrain damage").total)
+    rolled = max(0, ctx.roll(expression, f"{name}: {kind} terrain damage", roller=cid).total)
     hurt_event = ctx.emit(
         TerrainDamaged(
             combatant_id=cid,

@@ -66,6 +66,7 @@ def maneuver_roll(
         stats_of(attacker).score(skill),
         f"{attacker.name} tries to {kind} {victim.name}",
         boons=int(victim.has_condition(PRONE)),
+        roller=cid,
     )
     events: list[Event] = []
     if pair(cid, target) not in state.melee:

@@ -110,6 +110,7 @@ def pass_enemy(state: HexState, command: PassEnemy, ctx: DecideContext) -> list[
         stats_of(mover).score(command.skill),
         f"{mover.name} slips past {enemy.name}",
         difficulty=command.difficulty,
+        roller=cid,
     )
     tried = ctx.emit(PassAttempted(combatant_id=cid, enemy=enemy.id, check=result))
     if not result.success:
@@ -139,6 +140,7 @@ def _set_off(
             stats_of(combatant).agility,
             f"{combatant.name} struggles free",
             difficulty=state.options.stuck_difficulty,
+            roller=cid,
         )
         events.append(ctx.emit(BrokeFree(combatant_id=cid, held=held, check=result)))
         if not result.success:

@@ -70,6 +70,7 @@ def resolve_opportunity(
             "initiative",
             stats_of(threatener).initiative,
             f"{threatener.name} seizes the opportunity",
+            roller=cid,
         )
         made: list[Event] = [
             ctx.emit(OpportunityChecked(combatant_id=cid, target=target, check=result))
@@ -173,6 +174,7 @@ def perform(state: HexState, paused: Paused, ctx: DecideContext) -> list[Event]:
         stats_of(combatant).score(skill),
         f"{combatant.name}: {paused.description}",
         difficulty=paused.difficulty,
+        roller=cid,
     )
     return [
         ctx.emit(

@@ -45,5 +45,6 @@ def call_check(state: HexState, command: CallCheck, ctx: DecideContext) -> list[
         difficulty=command.difficulty,
         boons=command.boons,
         banes=command.banes,
+        roller=combatant.id,
     )
     return [ctx.emit(CheckCalled(combatant_id=combatant.id, check=result, reason=command.reason))]

@@ -35,7 +35,8 @@ def roll_initiative(state: HexState, ids: list[str], ctx: DecideContext) -> list
     for cid in ids:
         combatant = state.table.combatants[cid]
         score = stats_of(combatant).initiative
-        result = base.check(ctx, "initiative", score, f"initiative: {combatant.name}")
+        purpose = f"initiative: {combatant.name}"
+        result = base.check(ctx, "initiative", score, purpose, roller=cid)
         events.append(
             ctx.emit(InitiativeRolled(combatant_id=cid, check=result, degree=base.degree(result)))
         )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.domain.context import Actor
+from service.domain.context import GM, Actor
 from tests.rules.d20_action_points.given import (
     CROSSBOW,
     PLAYER,
@@ -328,7 +328,9 @@ def party_ahead() -> Table:
 
 
 def approach(table: Table, how: str, dice: list[int] | None = None) -> list[Any]:
-    return table.send({"type": "choose-approach", "approach": how}, actor=PLAYER, dice=dice)
+    # An ambush rolls the GM's die too: only the GM may send the table's dice for it.
+    actor = PLAYER if dice is None else GM
+    return table.send({"type": "choose-approach", "approach": how}, actor=actor, dice=dice)
 
 
 def test_an_ambush_beats_the_gm_below_the_partys_hide_dc_and_the_monsters_sit_out_round_1() -> None:

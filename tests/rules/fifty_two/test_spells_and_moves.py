@@ -99,7 +99,10 @@ def test_leaving_melee_range_by_moving_draws_an_attack_of_opportunity():
     table = fight()
     table.send({"type": "set-range", "combatant_id": "mage", "opponents": ["orc"]}, actor=MAGE)
     envelopes = table.send(
-        {"type": "move", "combatant_id": "mage", "leaves_range_of": ["orc"]}, actor=MAGE, dice=[4]
+        # The orc's damage die is the GM's to supply (dice/not-yours).
+        {"type": "move", "combatant_id": "mage", "leaves_range_of": ["orc"]},
+        actor=GM,
+        dice=[4],
     )
     attack = next(e for e in envelopes if e.type == "opportunity-attacked")
     # An unarmored mage has a rating of 0: every hit registers (§5.3.3).

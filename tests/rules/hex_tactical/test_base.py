@@ -30,7 +30,7 @@ def check(
     banes: int = 0,
 ) -> CheckResult:
     ctx = table_dice(*faces)
-    result = base.check(ctx, "dodge", score, "test", difficulty, boons, banes)
+    result = base.check(ctx, "dodge", score, "test", difficulty, boons, banes, roller="hero")
     ctx.roller.finish()  # every face given was rolled
     return result
 
@@ -161,7 +161,7 @@ def test_a_check_without_its_tens_die_is_refused() -> None:
     ctx = table_dice(40)
 
     with pytest.raises(RuleViolation) as caught:
-        base.check(ctx, "dodge", 50, "test", banes=1)
+        base.check(ctx, "dodge", 50, "test", banes=1, roller="hero")
 
     assert caught.value.code == "dice/table-dice-missing"
 

@@ -442,7 +442,8 @@ def test_slippery_ground_leaves_the_fallen_open_a_boon_to_melee_and_a_bane_on_do
     assert (rolled["check"]["boons"], rolled["check"]["roll"], rolled["hit"]) == (1, 20, True)
     assert rolled["response"]["dodge_banes"] == 1
 
-    dodged = answer(table, "runner", "dodge", dice=[25, 6, 2], actor=PLAYER)
+    # The orc's damage die (2) is the GM's to supply with the runner's dodge dice.
+    dodged = answer(table, "runner", "dodge", dice=[25, 6, 2], actor=GM)
 
     assert first(dodged, "defended")["check"]["roll"] == 65
     assert first(dodged, "damage-dealt")["taken"] == 2
