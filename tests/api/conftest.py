@@ -93,6 +93,29 @@ class Api:
         return gm
 
 
+async def d20_hero_against(
+    api: Api,
+    encounter_id: str,
+    options: dict[str, Any],
+    weapon: dict[str, str],
+    foe: tuple[str, dict[str, Any]],
+) -> tuple[str, str]:
+    """A d20-action-points fight at the hero's turn (table initiative 15 against 5): the
+    hero (AC 14, 24 hp, `weapon`) against `foe` (its id and stats); the GM's and the hero's
+    tokens."""
+    gm = await api.create(encounter_id, ruleset="d20-action-points", options=options)
+    hero = {"kind": "pc", "hp": 24, "ac": 14, "weapons": [weapon]}
+    foe_id, foe_stats = foe
+    for cid, side, stats in (("hero", "party", hero), (foe_id, "monsters", foe_stats)):
+        add = {"type": "add-combatant", "combatant_id": cid, "name": cid.title(), "side": side}
+        await api.ok(encounter_id, gm, {**add, "stats": stats})
+    await api.ok(encounter_id, gm, {"type": "start-encounter"})
+    await api.ok(encounter_id, gm, {"type": "begin-combat"})
+    response = await api.send(encounter_id, gm, {"type": "roll-initiative"}, dice=[15, 5])
+    assert response.status_code == 201, response.text
+    return gm, await api.mint(encounter_id, "player", "hero")
+
+
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[Api]:
     app = create_app(settings)

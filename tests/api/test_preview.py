@@ -18,7 +18,7 @@ import redis
 from service.domain.draws import draw
 from service.domain.ids import stream_id
 from service.store.keys import events_key
-from tests.api.conftest import KEY, Api, bearer, running, settings_for
+from tests.api.conftest import KEY, Api, bearer, d20_hero_against, running, settings_for
 from tests.api.helpers import fight
 from tests.api.outsider import shows
 
@@ -195,17 +195,9 @@ MAUL = "1d6+4315"
 async def d20_blow(api: Api, encounter_id: str) -> tuple[str, str]:
     """A hero about to strike a brute with hidden health; the GM's and the hero's tokens."""
     options = {"hide_enemy_health": True, "dice": "table"}
-    gm = await api.create(encounter_id, ruleset="d20-action-points", options=options)
-    hero = {"kind": "pc", "hp": 24, "ac": 14, "weapons": [{"name": "maul", "damage": MAUL}]}
     brute = {"hp": BRUTE_HP, "ac": 12, "weapons": [{"name": "spear", "damage": "1d6"}]}
-    for cid, side, stats in (("hero", "party", hero), ("brute", "monsters", brute)):
-        add = {"type": "add-combatant", "combatant_id": cid, "name": cid, "side": side}
-        await api.ok(encounter_id, gm, {**add, "stats": stats})
-    await api.ok(encounter_id, gm, {"type": "start-encounter"})
-    await api.ok(encounter_id, gm, {"type": "begin-combat"})
-    response = await api.send(encounter_id, gm, {"type": "roll-initiative"}, dice=[15, 5])
-    assert response.status_code == 201, response.text
-    return gm, await api.mint(encounter_id, "player", "hero")
+    maul = {"name": "maul", "damage": MAUL}
+    return await d20_hero_against(api, encounter_id, options, maul, ("brute", brute))
 
 
 async def test_hidden_health_stays_hidden_in_a_preview(api: Api, encounter_id: str) -> None:

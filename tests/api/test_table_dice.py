@@ -11,7 +11,7 @@ import redis
 
 from service.domain.ids import stream_id
 from service.store.keys import encounter_keys
-from tests.api.conftest import Api, bearer
+from tests.api.conftest import Api, bearer, d20_hero_against
 from tests.api.test_preview import stream_length
 
 pytestmark = pytest.mark.anyio
@@ -25,17 +25,9 @@ MORALE = {"sides": 20, "expression": "d20", "purpose": "morale: Goblin", "roller
 
 async def d20_duel(api: Api, encounter_id: str) -> tuple[str, str]:
     """The hero's turn against a goblin, `dice: table`; the GM's and the hero's tokens."""
-    gm = await api.create(encounter_id, ruleset="d20-action-points", options={"dice": "table"})
-    hero = {"kind": "pc", "hp": 24, "ac": 14, "weapons": [{"name": "sword", "damage": "1d8"}]}
     goblin = {"hp": 10, "ac": 12, "weapons": [{"name": "spear", "damage": "1d6"}]}
-    for cid, side, stats in (("hero", "party", hero), ("goblin", "monsters", goblin)):
-        add = {"type": "add-combatant", "combatant_id": cid, "name": cid.title(), "side": side}
-        await api.ok(encounter_id, gm, {**add, "stats": stats})
-    await api.ok(encounter_id, gm, {"type": "start-encounter"})
-    await api.ok(encounter_id, gm, {"type": "begin-combat"})
-    response = await api.send(encounter_id, gm, {"type": "roll-initiative"}, dice=[15, 5])
-    assert response.status_code == 201, response.text
-    return gm, await api.mint(encounter_id, "player", "hero")
+    sword = {"name": "sword", "damage": "1d8"}
+    return await d20_hero_against(api, encounter_id, {"dice": "table"}, sword, ("goblin", goblin))
 
 
 async def dry_run(api: Api, encounter_id: str, credential: str, body: dict[str, Any]) -> Any:

@@ -42,6 +42,19 @@ def events_of(url: str, encounter_id: str) -> list[dict[str, Any]]:
     return events
 
 
+def hold_bramlis_axe(url: str, encounter_id: str) -> Any:
+    """Bramli's player rolls 2d8 for the axe with one die: the command is held for the other."""
+    token = httpx.post(
+        f"{url}/v1/encounters/{encounter_id}/tokens",
+        json={"role": "player", "combatants": ["bramli"]},
+        headers=bearer(KEY),
+    ).json()["token"]
+    roll = {"type": "roll", "combatant_id": "bramli", "expression": "2d8", "purpose": "axe"}
+    held = send(url, encounter_id, token, roll, dice=[6])
+    assert [e["type"] for e in held["events"]] == ["command-held", "roll-requested"]
+    return held
+
+
 def test_the_worker_rolls_an_unanswered_die_from_the_seed_at_the_deadline(
     redis_url: str, queue_url: str, encounter_id: str
 ) -> None:
@@ -56,14 +69,7 @@ def test_the_worker_rolls_an_unanswered_die_from_the_seed_at_the_deadline(
         add = {"type": "add-combatant", "combatant_id": "bramli", "name": "Bramli",
                "side": "heroes", "stats": {"hp": 20}}  # fmt: skip
         send(url, encounter_id, KEY, add)
-        token = httpx.post(
-            f"{url}/v1/encounters/{encounter_id}/tokens",
-            json={"role": "player", "combatants": ["bramli"]},
-            headers=bearer(KEY),
-        ).json()["token"]
-        roll = {"type": "roll", "combatant_id": "bramli", "expression": "2d8", "purpose": "axe"}
-        held = send(url, encounter_id, token, roll, dice=[6])
-        assert [e["type"] for e in held["events"]] == ["command-held", "roll-requested"]
+        held = hold_bramlis_axe(url, encounter_id)
         request = held["events"][1]
         events = eventually(
             lambda: events_of(url, encounter_id),
@@ -120,14 +126,7 @@ def test_a_turn_clock_that_runs_out_during_a_roll_request_fires_once_it_is_settl
         send(url, encounter_id, KEY, {"type": "roll-initiative"}, dice=[20, 1, 1, 1])
         started = send(url, encounter_id, KEY, {"type": "start-encounter"})
         assert "bramli" in json.dumps(started["events"][-1])  # Bramli's turn, its clock armed
-        token = httpx.post(
-            f"{url}/v1/encounters/{encounter_id}/tokens",
-            json={"role": "player", "combatants": ["bramli"]},
-            headers=bearer(KEY),
-        ).json()["token"]
-        roll = {"type": "roll", "combatant_id": "bramli", "expression": "2d8", "purpose": "axe"}
-        held = send(url, encounter_id, token, roll, dice=[6])
-        assert [e["type"] for e in held["events"]] == ["command-held", "roll-requested"]
+        held = hold_bramlis_axe(url, encounter_id)
         events = eventually(
             lambda: events_of(url, encounter_id),
             lambda events: any(e["type"] == "clock-expired" for e in events),
