@@ -128,6 +128,9 @@ class Move(Command):
 class Crawl(Command):
     type: Literal["crawl"] = "crawl"
     combatant_id: Id
+    feet: int | None = Field(
+        default=None, ge=0, le=5000, description="As in `move`; a crawl covers at most 5 feet."
+    )
     to: Cell | None = None
 
 

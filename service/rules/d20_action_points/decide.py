@@ -122,7 +122,7 @@ def _decide(state: D20State, command: Command, ctx: DecideContext) -> list[Event
         case Move():
             return movement.move(state, command, ctx)
         case Crawl():
-            return movement.crawl(state, command.combatant_id, command.to, ctx)
+            return movement.crawl(state, command.combatant_id, command.to, ctx, feet=command.feet)
         case StandUp():
             return movement.stand_up(state, command.combatant_id, ctx)
         case DropProne():

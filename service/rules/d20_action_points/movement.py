@@ -83,14 +83,25 @@ def move(state: D20State, command: Move, ctx: DecideContext) -> list[Event]:
     return [*paid, moved]
 
 
-def crawl(state: D20State, cid: str, to: Cell | None, ctx: DecideContext) -> list[Event]:
-    """Action Points, Crawl: "Allows prone character to move five feet"."""
+def crawl(
+    state: D20State, cid: str, to: Cell | None, ctx: DecideContext, *, feet: int | None = None
+) -> list[Event]:
+    """Action Points, Crawl: "Allows prone character to move five feet" (`feet`, as in a
+    move, may say less; without a map it is the feet crawled)."""
     combatant = state.table.combatant(cid)
     if not combatant.has_condition("prone"):
         raise RuleViolation(
             "crawl/not-prone",
             f"{combatant.name} is standing; crawling is for the prone",
             rule=action_points.ACTION_POINTS,
+        )
+    allowed = action_points.CRAWL_FEET
+    if feet is not None and feet > allowed:
+        raise RuleViolation(
+            "move/too-far",
+            f"{combatant.name} can crawl {allowed} feet, not {feet}",
+            rule=action_points.ACTION_POINTS,
+            details={"allowed": allowed},
         )
     paid = begin_action(state, cid, "crawl", ctx)
     path = None
@@ -107,10 +118,10 @@ def crawl(state: D20State, cid: str, to: Cell | None, ctx: DecideContext) -> lis
         if any(c.position == to and not c.out_of_fight for c in state.table.combatants.values()):
             raise RuleViolation("map/occupied", f"someone already stands at {to}")
         path = (combatant.position, to)
-    feet = action_points.CRAWL_FEET
+    walked = allowed if feet is None or path is not None else feet
     return [
         *paid,
-        ctx.emit(Moved(combatant_id=cid, how="crawl", feet=feet, allowed=feet, path=path)),
+        ctx.emit(Moved(combatant_id=cid, how="crawl", feet=walked, allowed=allowed, path=path)),
     ]
 
 

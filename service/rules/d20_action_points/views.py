@@ -10,8 +10,10 @@ from service.domain.context import Actor
 from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.views import ActionOption
+from service.rules.d20_action_points import action_points
 from service.rules.d20_action_points.action_points import ACTIONS, ActionName
-from service.rules.d20_action_points.battlefield import engaged_foes
+from service.rules.d20_action_points.attacks import movement_rate
+from service.rules.d20_action_points.battlefield import engaged_foes, surroundings
 from service.rules.d20_action_points.combatants import party_sides, stats_of
 from service.rules.d20_action_points.initiative import acts_this_round
 from service.rules.d20_action_points.state import D20State
@@ -211,17 +213,25 @@ def turn_actions(state: D20State, cid: str) -> list[ActionOption]:
             price = {"action": 1} if cost else {}
         out.append(ActionOption(type=kind, label=label, actor=cid, cost=price, **extra))
 
+    def budget(action: ActionName) -> int:
+        # Environment Modifiers: the terrain around the mover now; a path on a map may
+        # cross more (the move itself checks that).
+        return action_points.feet(action, movement_rate(stats.speed, surroundings(state, cid)))
+
     if grappled:
         offer("break-free", "break-free", "Try to break the grapple")
     if prone:
         offer("stand-up", "stand-up", "Stand up")
-        offer("crawl", "crawl", "Crawl 5 feet")
+        offer("crawl", "crawl", "Crawl 5 feet", params={"max_feet": budget("crawl")})
     else:
-        offer("move", "move", f"Move {stats.speed} feet", params={"run": False})
-        offer("move", "run", f"Run {2 * stats.speed} feet", params={"run": True})
+        walk, run = budget("move"), budget("run")
+        offer("move", "move", f"Move {walk} feet", params={"run": False, "max_feet": walk})
+        offer("move", "run", f"Run {run} feet", params={"run": True, "max_feet": run})
         offer("drop-prone", "drop-prone", "Drop prone")
         if foes and not engaged_foes(state, cid) and (held is None or held.kind == "melee"):
-            offer("charge", "charge", "Charge!", targets=foes)
+            offer(
+                "charge", "charge", "Charge!", targets=foes, params={"max_feet": budget("charge")}
+            )
     if foes:
         weapon = held.name if held is not None else "unarmed strike"
         kind: ActionName = (

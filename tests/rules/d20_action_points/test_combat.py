@@ -1357,3 +1357,25 @@ def test_a_full_attack_by_an_unknown_combatant_is_refused():
     violation = refused(table, {"type": "full-attack", "combatant_id": "", "targets": ["foe"]})
 
     assert violation.code == "combatant/unknown"
+
+
+def test_crawl_accepts_the_feet_field_that_move_accepts():
+    table = duel()
+    act(table, {"type": "drop-prone", "combatant_id": "hero"})
+
+    too_far = refused(table, {"type": "crawl", "combatant_id": "hero", "feet": 10})
+    crawled = act(table, {"type": "crawl", "combatant_id": "hero", "feet": 5})
+
+    assert too_far.code == "move/too-far" and too_far.details == {"allowed": 5}
+    assert only(crawled, "moved") == [
+        {"combatant_id": "hero", "how": "crawl", "feet": 5, "allowed": 5, "path": None}
+    ]
+
+
+def test_a_crawl_without_feet_still_covers_five_feet():
+    table = duel()
+    act(table, {"type": "drop-prone", "combatant_id": "hero"})
+
+    crawled = act(table, {"type": "crawl", "combatant_id": "hero"})
+
+    assert only(crawled, "moved")[0]["feet"] == 5

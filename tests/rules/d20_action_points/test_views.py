@@ -154,3 +154,27 @@ def test_a_fight_is_narrated_one_sentence_per_event():
     )
     assert "Foe checks morale: d20 3 +0 = 3 against DC 20: broken!" in lines
     assert all(line.endswith((".", "!", "\u201d")) for line in lines)
+
+
+def test_in_mud_legal_actions_offer_the_move_and_run_the_mud_allows():
+    # issue 27: mud costs 10 feet (Environment Modifiers), so a speed-30 hero moves 20, runs 40.
+    table = duel()
+    table.send({"type": "set-environment", "combatant_id": "hero", "circumstances": ["mud"]})
+
+    moves = {o.label: o.params for o in offered(table)["move"]}
+    charge = offered(table)["charge"][0]
+
+    assert moves == {
+        "Move 20 feet": {"run": False, "max_feet": 20},
+        "Run 40 feet": {"run": True, "max_feet": 40},
+    }
+    assert charge.params == {"max_feet": 40}
+    walk = {"type": "move", "combatant_id": "hero", "feet": moves["Move 20 feet"]["max_feet"]}
+    assert act(table, walk)[-1].data["allowed"] == 20
+
+
+def test_a_prone_combatants_crawl_offers_its_five_feet_as_data():
+    table = duel()
+    act(table, {"type": "drop-prone", "combatant_id": "hero"})
+
+    assert offered(table)["crawl"][0].params == {"max_feet": 5}
