@@ -132,7 +132,12 @@ class Charge(Command):
     type: Literal["charge"] = "charge"
     combatant_id: Id
     target: Id
-    speed: int | None = Field(default=None, ge=2, le=5)
+    speed: int | None = Field(
+        default=None,
+        ge=0,
+        le=5,
+        description="Multiples of base MV; a charge needs 2 or more (`charge/too-slow`).",
+    )
     weapon: str | None = None
     barrel: bool = False
     stop_short: int = Field(default=0, ge=0, le=60)

@@ -57,6 +57,22 @@ def where(table: Table, cid: str) -> tuple[int, int]:
     return cell.x, cell.y
 
 
+# --- refusals ----------------------------------------------------------------------------------
+
+
+def test_a_charge_with_speed_1_is_refused_as_too_slow() -> None:
+    """issue 27: below jogging speed (2x MV) a charge is the documented `charge/too-slow`, a
+    rule violation (422), not a malformed command (400 `command/invalid`)."""
+    table = field()
+    declare(table, "troll", "stand")
+
+    for speed in (0, 1):
+        too_slow = refused(
+            table, {"type": "charge", "combatant_id": "paladin", "target": "troll", "speed": speed}
+        )
+        assert too_slow.code == "charge/too-slow" and too_slow.rule == "combat-ii §2 D Movement"
+
+
 # --- the rapid slowdown -------------------------------------------------------------------------
 
 
