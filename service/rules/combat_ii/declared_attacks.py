@@ -282,18 +282,27 @@ def _alternate(
     the schedule of the FAVORED weapon, alternating between two weapon and single weapon
     attacks": the favoured weapon (the one with more attacks a round) strikes alone in every
     second attack phase of the sequence."""
-    favoured, other = delays.favoured(state, cid)
-    if favoured is None or other is None or other not in weapons:
-        return
-    if delays.rapid_row(state, cid, targets, weapons) is not None:
-        return  # both weapons attack at the level's rate: no discrepancy to alternate
-    if delays.attack_number(state, cid) % 2 == 1:
+    favoured = favoured_alone(state, cid, weapons, targets)
+    if favoured is not None:
         raise RuleViolation(
             "attack/alternate",
             f"this phase '{favoured}' attacks alone: a two-weapon routine alternates between "
             "both weapons and the favoured weapon alone (§3 C)",
             rule="combat-ii §3 C",
         )
+
+
+def favoured_alone(
+    state: CombatIIState, cid: str, weapons: tuple[str, ...], targets: tuple[str, ...]
+) -> str | None:
+    """§3 C: the favoured weapon when this is the phase it strikes alone and `weapons` would
+    bring the other one too; None when the routine may go as it is."""
+    favoured, other = delays.favoured(state, cid)
+    if favoured is None or other is None or other not in weapons:
+        return None
+    if delays.rapid_row(state, cid, targets, weapons) is not None:
+        return None  # both weapons attack at the level's rate: no discrepancy to alternate
+    return favoured if delays.attack_number(state, cid) % 2 == 1 else None
 
 
 def _check_forms(stats: CombatIIStats, weapons: tuple[str, ...], limit: int | None = None) -> None:

@@ -15,7 +15,7 @@ from service.domain.redaction import sees_everything
 from service.domain.views import ActionOption
 from service.rules.combat_ii import attacks, casting, initiative
 from service.rules.combat_ii.abilities import perception
-from service.rules.combat_ii.allowance import attacks_left, stationary
+from service.rules.combat_ii.allowance import attacks_left, default_weapons, stationary
 from service.rules.combat_ii.combatants import (
     adjusted_sf,
     armor_class,
@@ -25,6 +25,7 @@ from service.rules.combat_ii.combatants import (
     squares,
     within,
 )
+from service.rules.combat_ii.declared_attacks import favoured_alone
 from service.rules.combat_ii.evolve import fighter
 from service.rules.combat_ii.phases import waiting
 from service.rules.combat_ii.schedule import half_segment
@@ -96,10 +97,7 @@ def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
             if _reachable(state, cid, f.id)
             and (attacks_left(state, cid, (f.id,)) > 0 or stationary(state, (f.id,)))
         ]
-        if reachable:
-            options.append(
-                ActionOption(type="attack", label=f"{name} attacks", actor=cid, targets=reachable)
-            )
+        options += _attacks(state, cid, reachable)
     if mine.charged is not None:
         options.append(
             ActionOption(
@@ -143,6 +141,40 @@ def intentions(state: CombatIIState, cid: str) -> list[ActionOption]:
         ActionOption(type="prepare", label=f"{name} prepares", actor=cid),
         ActionOption(type="stand", label=f"{name} stands and defends", actor=cid),
     ]
+    return options
+
+
+def _attacks(state: CombatIIState, cid: str, targets: list[str]) -> list[ActionOption]:
+    """The attack option, split by the routine it may use: in a phase where a System II
+    two-weapon routine's favoured weapon strikes alone (§3 C), `params.weapons` names it for
+    the targets it applies to (not against creatures a warrior attacks at its level's rate)."""
+    name = state.table.combatant(cid).name
+    stats = stats_of(state.table.combatant(cid))
+    routine = default_weapons(state, cid, stats)
+    alone: dict[str, list[str]] = {}
+    whole: list[str] = []
+    for target in targets:
+        favoured = (
+            favoured_alone(state, cid, routine, (target,))
+            if state.options.phase_system == "II"
+            and not (state.options.split_attack_forms and stats.routine)
+            else None
+        )
+        if favoured is None:
+            whole.append(target)
+        else:
+            alone.setdefault(favoured, []).append(target)
+    options = [
+        ActionOption(
+            type="attack", label=f"{name} attacks with the {weapon} alone", actor=cid,
+            targets=foes, params={"weapons": [weapon]},
+        )
+        for weapon, foes in alone.items()
+    ]  # fmt: skip
+    if whole:
+        options.insert(
+            0, ActionOption(type="attack", label=f"{name} attacks", actor=cid, targets=whole)
+        )
     return options
 
 

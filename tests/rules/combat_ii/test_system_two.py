@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
+from service.domain.context import GM
 from service.domain.envelope import Envelope
+from service.domain.views import ActionOption
+from service.rules.combat_ii import RULESET
 from tests.rules.combat_ii.cast import attack, duel, of_type, only, stand
 from tests.rules.combat_ii.given import LONG_SWORD, LONGBOW, refused, state_of
 from tests.rules.harness import Table
@@ -355,3 +358,28 @@ def test_a_two_weapon_routine_alternates_both_weapons_and_the_favoured_one() -> 
     assert refusal.code == "attack/alternate"
     assert [len(of_type(p, "attack-rolled")) for p in (first, second, again)] == [2, 1, 2]
     assert table.replayed() == table.state
+
+
+def test_in_the_favoured_weapon_only_phase_legal_actions_offer_attack_with_the_favoured_weapon():
+    """issue 27: the second attack phase of the long sword's schedule takes only
+    `weapons: ["long sword"]` (§3 C), so that is what the attack option names; the first
+    phase offers the whole routine, with no `weapons`."""
+    table = duel(fighter=TWO_SWORDS, phase_system="II")
+    stand(table, "ogre")
+    first = attacks_offered(table)
+    table.send(both(table), dice=dice_for(table, [2, 2]))
+    stand(table, "ogre")
+
+    second = attacks_offered(table)
+
+    assert [(a.targets, a.params) for a in first] == [(["ogre"], {})]
+    assert [(a.label, a.targets, a.params) for a in second] == [
+        ("Fighter attacks with the long sword alone", ["ogre"], {"weapons": ["long sword"]})
+    ]
+    sent = {"type": "attack", "combatant_id": "fighter", "targets": second[0].targets,
+            **second[0].params}  # fmt: skip
+    assert len(of_type(table.send(sent, dice=dice_for(table, [2])), "attack-rolled")) == 1
+
+
+def attacks_offered(table: Table) -> list[ActionOption]:
+    return [a for a in RULESET.legal_actions(state_of(table), GM) if a.type == "attack"]
