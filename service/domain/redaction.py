@@ -125,6 +125,7 @@ def summarize(
         ],
         reaction_windows=[
             WindowView(
+                window_id=w.id,
                 id=w.id,
                 trigger=w.trigger if hides is None else hide(w.trigger, trigger_plan, hides)[0],
                 eligible={c: list(w.eligible[c]) for c in w.waiting_for()},

@@ -50,7 +50,10 @@ class ClockView(View):
 
 
 class WindowView(View):
-    id: str
+    window_id: str = Field(
+        description="The window's id, as `answer-reaction` and the window's events name it."
+    )
+    id: str = Field(deprecated="Use `window_id`: the same value.", description="`window_id`.")
     trigger: dict[str, Any]
     eligible: dict[str, list[str]] = Field(
         description=(

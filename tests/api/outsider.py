@@ -21,7 +21,7 @@ SUMMARY_FIELDS = """ruleset version phase round acting details
   combatants { id name epithet side controller health { current max } pools position { x y }
                conditions { name roundsLeft } outOfFight healthWord }
   clocks { id label owner status deadline remainingMs }
-  reactionWindows { id trigger eligible deadline }"""
+  reactionWindows { windowId trigger eligible deadline }"""
 ENCOUNTER = f"""query($id: String!, $asOf: Int) {{
   encounter(id: $id, asOf: $asOf) {{
     version state summary {{ {SUMMARY_FIELDS} }}

@@ -1,7 +1,9 @@
 """One name for each concept across REST and GraphQL (issue 23 item 7), the old GraphQL
 names kept as deprecated aliases that answer the same: a reaction window's `eligible`
 (`waitingFor` before), and the version a subscription resumes after, `after` (the
-subscription's `afterVersion` before; `after` in REST and in `Encounter.events`)."""
+subscription's `afterVersion` before; `after` in REST and in `Encounter.events`); a
+window's `window_id` in the summary, as in `answer-reaction` and the window's events (its
+`id` before; issue 27)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from service.api.openapi import build_openapi
 from tests.api.conftest import Api, bearer
 
 WINDOWS = """query($id: String!) {
-  encounter(id: $id) { summary { reactionWindows { id eligible waitingFor } } }
+  encounter(id: $id) { summary { reactionWindows { id windowId eligible waitingFor } } }
 }"""
 
 
@@ -39,6 +41,7 @@ async def test_a_window_lists_who_may_answer_as_eligible_with_their_options(api:
 
     (window,) = summary["reaction_windows"]
     assert list(window["eligible"]) == [acting] == window["waiting_for"]
+    assert window["window_id"] == window["id"] == "w1"
     assert "pass" in window["eligible"][acting]
 
 
@@ -56,6 +59,7 @@ async def test_graphql_answers_the_deprecated_waiting_for_as_eligibles_keys(api:
     assert "errors" not in body, body
     (window,) = body["data"]["encounter"]["summary"]["reactionWindows"]
     assert list(window["eligible"]) == [acting] == window["waitingFor"]
+    assert window["windowId"] == window["id"] == "w1"
 
 
 def test_the_old_graphql_names_are_deprecated_in_favour_of_the_new() -> None:
@@ -64,6 +68,8 @@ def test_the_old_graphql_names_are_deprecated_in_favour_of_the_new() -> None:
     assert isinstance(window, GraphQLObjectType)
     assert "`eligible`" in (window.fields["waitingFor"].deprecation_reason or "")
     assert window.fields["eligible"].deprecation_reason is None
+    assert "`window_id`" in (window.fields["id"].deprecation_reason or "")
+    assert window.fields["windowId"].deprecation_reason is None
     assert schema.subscription_type is not None
     arguments = schema.subscription_type.fields["encounterEvents"].args
     assert "`after`" in (arguments["afterVersion"].deprecation_reason or "")
@@ -74,3 +80,5 @@ def test_openapi_marks_waiting_for_deprecated() -> None:
     window = build_openapi()["components"]["schemas"]["WindowView"]["properties"]
     assert window["waiting_for"].get("deprecated") is True
     assert "deprecated" not in window["eligible"]
+    assert window["id"].get("deprecated") is True
+    assert "deprecated" not in window["window_id"]

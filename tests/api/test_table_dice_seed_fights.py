@@ -32,11 +32,9 @@ async def command_of(api: Api, encounter_id: str, gm: str, step: Step) -> dict[s
     command: dict[str, Any] = step.command.args[0]
     view = (await api.get(f"/v1/encounters/{encounter_id}", gm)).json()
     (window,) = [
-        w
-        for w in view["summary"]["reaction_windows"]
-        if command["combatant_id"] in w["waiting_for"]
+        w for w in view["summary"]["reaction_windows"] if command["combatant_id"] in w["eligible"]
     ]
-    return {**command, "window_id": window["id"]}
+    return {**command, "window_id": window["window_id"]}
 
 
 async def ask(

@@ -235,6 +235,20 @@ def resolve(state: DelversState, closed: ReactionWindowClosed, ctx: DecideContex
     return []
 
 
+def reaction_cost(state: DelversState, cid: str, option: str) -> dict[str, int]:
+    """What answering a window with `option` costs `cid` (4.1 Reactions): a dodge 1 REF and
+    1 more per extra die (`dodge+k`), an opportunity attack its longest-reach melee weapon's
+    attack; passing and taking part in an interaction, nothing."""
+    if option == "dodge" or option.startswith("dodge+"):
+        return {"ref": 1 + (int(option.removeprefix("dodge+")) if option != "dodge" else 0)}
+    combatant = state.table.combatants.get(cid)
+    if option == "opportunity-attack" and combatant is not None:
+        melee = [w for w in stats_of(combatant).weapons if w.kind == "melee"]
+        if melee:
+            return attack_cost(max(melee, key=lambda w: w.reach), 0)
+    return {}
+
+
 def _dodge(
     state: DelversState, trigger: dict[str, object], choice: str | None, ctx: DecideContext
 ) -> list[Event]:
@@ -246,8 +260,8 @@ def _dodge(
     damage = int(str(trigger.get("damage", 0)))
     victim = state.table.combatants.get(target)
     if choice is not None and victim is not None:
-        extra = int(choice.removeprefix("dodge+")) if choice.startswith("dodge+") else 0
-        cost = {"ref": 1 + extra}
+        cost = reaction_cost(state, target, choice)
+        extra = cost["ref"] - 1
         if not affordable(victim, cost):
             refused = ctx.emit(
                 ReactionRefused(

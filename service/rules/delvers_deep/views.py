@@ -7,11 +7,12 @@ from collections.abc import Callable
 from typing import Any
 
 from service.domain.context import Actor, looking_ahead
+from service.domain.frozen import replace
 from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.table import Combatant
 from service.domain.views import ActionOption
-from service.rules.delvers_deep.attacks import attack_cost, in_reach
+from service.rules.delvers_deep.attacks import attack_cost, in_reach, reaction_cost
 from service.rules.delvers_deep.evolve import evolve
 from service.rules.delvers_deep.points import affordable, auto_recovery, current, stats_of
 from service.rules.delvers_deep.state import DelversState
@@ -21,7 +22,7 @@ MOVES = ((0, "Move"), (1, "Jog"), (2, "Sprint"))
 
 
 def legal_actions(state: DelversState, viewer: Actor) -> list[ActionOption]:
-    actions = common_actions(state.table, viewer)
+    actions = [_priced(state, a) for a in common_actions(state.table, viewer)]
     if viewer.role in ("observer", "auditor"):
         return actions
     table = state.table
@@ -60,6 +61,18 @@ def legal_actions(state: DelversState, viewer: Actor) -> list[ActionOption]:
         if viewer.controls(cid):
             actions += turn_actions(state, cid)
     return actions
+
+
+def _priced(state: DelversState, option: ActionOption) -> ActionOption:
+    """An `answer-reaction` with what each of its options costs (`params.costs`) and, as
+    `cost`, the cheapest reaction that is not a pass, as execute-attack shows in fifty-two."""
+    if option.type != "answer-reaction" or option.actor is None:
+        return option
+    cid = option.actor
+    costs = {o: reaction_cost(state, cid, o) for o in option.params["options"]}
+    paid = [c for o, c in costs.items() if c and o != "pass"]
+    cheapest = min(paid, key=lambda c: sum(c.values())) if paid else None
+    return replace(option, {"cost": cheapest, "params": {**option.params, "costs": costs}})
 
 
 def turn_actions(state: DelversState, cid: str) -> list[ActionOption]:

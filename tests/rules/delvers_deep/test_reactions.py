@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from service.domain.context import SYSTEM
+from service.domain.context import GM, SYSTEM
+from service.rules.delvers_deep import RULESET
 from tests.rules.delvers_deep.given import (
     CLUB,
     PLAYER,
@@ -315,3 +316,46 @@ def test_players_do_not_see_enemy_damage_when_the_encounter_hides_health():
     damage = next(e for e in hit if e.type == "damage-taken")
     assert RULESET.redact_event(damage, PLAYER, table.state) is None
     assert RULESET.redact_event(damage, GM, table.state) == damage.to_dict()
+
+
+def test_the_answer_reaction_legal_action_shows_what_a_dodge_costs():
+    """issue 27: a dodge+k costs 1+k REF; the option said `cost: null`."""
+    table = troll_fight(ref=3)
+    troll_swings(table)
+
+    (react,) = [
+        o for o in RULESET.legal_actions(table.state, PLAYER) if o.type == "answer-reaction"
+    ]
+
+    assert react.cost == {"ref": 1}
+    assert react.params["options"] == ["dodge", "dodge+1", "dodge+2", "pass"]
+    assert react.params["costs"] == {
+        "dodge": {"ref": 1}, "dodge+1": {"ref": 2}, "dodge+2": {"ref": 3}, "pass": {}
+    }  # fmt: skip
+
+
+def test_the_answer_reaction_legal_action_shows_what_an_opportunity_attack_costs():
+    table = encounter()
+    table.send({"type": "set-map", "map": {"kind": "square", "width": 10, "height": 3}})
+    pc(table, "hero", position=(0, 1))
+    creature(table, "orc", weapons=[SWORD], position=(5, 0))
+    start(table, 3)
+    table.send({"type": "move", "combatant_id": "hero", "to": [4, 1]}, actor=PLAYER)
+
+    (react,) = [o for o in RULESET.legal_actions(table.state, GM) if o.type == "answer-reaction"]
+
+    assert (react.actor, react.cost) == ("orc", {"fort": 1})
+    assert react.params["costs"] == {"opportunity-attack": {"fort": 1}, "pass": {}}
+
+
+def test_the_summarys_reaction_windows_carry_window_id_as_everywhere_else():
+    """issue 27: `summary.reaction_windows[].id` was the one place a window's id was not
+    `window_id`; `id` stays, deprecated, for clients that read it."""
+    table = troll_fight(ref=3)
+    swing = troll_swings(table)
+
+    (window,) = RULESET.summary(table.state, PLAYER).reaction_windows
+    shown = window.model_dump(mode="json")
+
+    assert shown["window_id"] == swing["window"]["window_id"] == shown["id"]
+    assert type(window).model_fields["id"].deprecated
