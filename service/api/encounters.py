@@ -103,9 +103,13 @@ async def get_encounter(request: Request) -> JSONResponse:
 
 async def legal_actions(request: Request) -> JSONResponse:
     principal = await viewer(request)
-    version, actions = await encounters_of(request).legal_actions(principal)
+    version, actions, blocked = await encounters_of(request).legal_actions(principal)
     return JSONResponse(
-        {"version": version, "actions": [a.model_dump(mode="json") for a in actions]}
+        {
+            "version": version,
+            "actions": [a.model_dump(mode="json") for a in actions],
+            "blocked": [b.model_dump(mode="json") for b in blocked],
+        }
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, RootModel
 
 from service.api.shapes import Event
-from service.domain.views import ActionOption, EncounterSummary
+from service.domain.views import ActionOption, Blocked, EncounterSummary
 
 
 class ErrorDetail(BaseModel):
@@ -112,6 +112,10 @@ class EncounterList(BaseModel):
 class LegalActions(BaseModel):
     version: int
     actions: list[ActionOption]
+    blocked: list[Blocked] = Field(
+        description="The viewer's combatants that must wait now, and why (combat-ii: a "
+        "winner while the initiative losers declare); empty in most rulesets."
+    )
 
 
 class TokenMinted(BaseModel):

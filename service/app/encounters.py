@@ -31,7 +31,7 @@ from service.domain.draws import MissingTableDice
 from service.domain.envelope import Envelope
 from service.domain.errors import Forbidden, FrayError, NotFound
 from service.domain.ids import public_id, split_stream, stream_id
-from service.domain.views import ActionOption, EncounterSummary
+from service.domain.views import ActionOption, Blocked, EncounterSummary
 from service.engine import Engine, Outcome
 from service.rules.registry import RULESETS
 from service.store.events import Head
@@ -273,9 +273,13 @@ class Encounters:
             return await self.engine.load_at(stream, as_of)
         return await self.engine.load(stream)
 
-    async def legal_actions(self, principal: Principal) -> tuple[int, list[ActionOption]]:
+    async def legal_actions(
+        self, principal: Principal
+    ) -> tuple[int, list[ActionOption], list[Blocked]]:
+        """What the viewer may do now, and which of its combatants must wait, and why."""
         loaded = await self.engine.load(principal.stream_of())
-        return loaded.version, loaded.ruleset.actions(loaded.state, principal.actor)
+        ruleset, state, actor = loaded.ruleset, loaded.state, principal.actor
+        return loaded.version, ruleset.actions(state, actor), ruleset.blocked(state, actor)
 
     async def events(
         self, principal: Principal, after: int, limit: int, up_to: int | None = None

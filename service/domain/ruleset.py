@@ -37,7 +37,7 @@ from service.domain.table import Pool
 from service.domain.table_evolve import evolve_table
 from service.domain.table_rules import decide_common
 from service.domain.upcasting import UnreadableEvent, Upcaster, upcast
-from service.domain.views import ActionOption, EncounterSummary
+from service.domain.views import ActionOption, Blocked, EncounterSummary
 
 S = TypeVar("S", bound=EncounterState)
 # A set lookup: isinstance against a tuple of pydantic (ABCMeta) classes is slow on a miss.
@@ -268,6 +268,11 @@ class RulesetBase(Generic[S]):
 
     def legal_actions(self, state: S, viewer: Actor) -> list[ActionOption]:
         return common_actions(state.table, viewer)
+
+    def blocked(self, state: S, viewer: Actor) -> list[Blocked]:
+        """The viewer's combatants that must wait now, and why (legal actions offer them
+        nothing): none unless a ruleset says so."""
+        return []
 
     def actions(self, state: S, viewer: Actor) -> list[ActionOption]:
         """The legal actions, each with the JSON Schema of its command's parameters."""

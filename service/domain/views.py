@@ -49,6 +49,17 @@ class ClockView(View):
     remaining_ms: int | None = None
 
 
+class Blocked(View):
+    """One of the viewer's combatants that may do nothing now, and why: what legal actions
+    leave out. Not a reaction window's waiting list (that is `eligible`)."""
+
+    actor: str = Field(description="The viewer's combatant that has to wait.")
+    reason: str = Field(description="Why, in the ruleset's words, citing its section.")
+    blocked_by: list[str] = Field(
+        default_factory=list, description="The combatants it waits for, in order."
+    )
+
+
 class WindowView(View):
     window_id: str = Field(
         description="The window's id, as `answer-reaction` and the window's events name it."

@@ -75,3 +75,31 @@ async def test_graphql_reads_the_same_details(api: Api, encounter_id: str) -> No
     body = response.json()
     assert "errors" not in body, body
     assert body["data"]["encounter"]["summary"]["details"] == rest["details"]
+
+
+async def test_a_winner_waiting_on_losers_is_told_why_in_legal_actions(
+    api: Api, encounter_id: str
+) -> None:
+    """issue 27: the archer (winner) while the orc (loser) declares saw only `roll` and no
+    reason; REST's legal actions and GraphQL's `blocked` say why, naming the orc."""
+    gm, player = await archer_and_orc(api, encounter_id)
+
+    body = (await api.get(f"/v1/encounters/{encounter_id}/legal-actions", player)).json()
+    query = "query($id: String!) { encounter(id: $id) { blocked { actor reason blockedBy } } }"
+    response = await api.client.post(
+        "/graphql", json={"query": query, "variables": {"id": encounter_id}},
+        headers=bearer(player),
+    )  # fmt: skip
+    await api.ok(encounter_id, gm, {"type": "stand", "combatant_id": "orc"})
+    after = (await api.get(f"/v1/encounters/{encounter_id}/legal-actions", player)).json()
+
+    assert [a["type"] for a in body["actions"]] == ["roll"]
+    (blocked,) = body["blocked"]
+    assert (blocked["actor"], blocked["blocked_by"]) == ("archer", ["orc"])
+    assert "losers state their intentions first" in blocked["reason"]
+    graphql = response.json()
+    assert "errors" not in graphql, graphql
+    assert graphql["data"]["encounter"]["blocked"] == [
+        {"actor": "archer", "reason": blocked["reason"], "blockedBy": ["orc"]}
+    ]
+    assert after["blocked"] == [] and "attack" in {a["type"] for a in after["actions"]}

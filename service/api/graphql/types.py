@@ -11,7 +11,12 @@ from strawberry.scalars import JSON
 from service.api.errors import status_of
 from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
-from service.api.graphql.views import action_outputs, receipt_output, summary_output
+from service.api.graphql.views import (
+    action_outputs,
+    blocked_outputs,
+    receipt_output,
+    summary_output,
+)
 from service.api.shapes import described_fields
 from service.app.auth import Principal
 from service.deciding import Loaded
@@ -23,9 +28,15 @@ if TYPE_CHECKING:
     # Generated at import from pydantic models (see pydantic_types); mypy sees Any.
     EncounterSummaryType = Any
     ActionOptionType = Any
+    BlockedType = Any
     ReceiptType = Any
 else:
-    from service.api.graphql.views import ActionOptionType, EncounterSummaryType, ReceiptType
+    from service.api.graphql.views import (
+        ActionOptionType,
+        BlockedType,
+        EncounterSummaryType,
+        ReceiptType,
+    )
 
 MAX_PAGE = 1000
 
@@ -147,6 +158,14 @@ class Encounter:
     def legal_actions(self) -> list[ActionOptionType]:
         loaded = self._loaded
         return action_outputs(loaded.ruleset.actions(loaded.state, self._actor))
+
+    @fields.field(
+        "Which of your combatants must wait now, and why (combat-ii: a winner while the "
+        "initiative losers declare): what `legalActions` leaves out."
+    )
+    def blocked(self) -> list[BlockedType]:
+        loaded = self._loaded
+        return blocked_outputs(loaded.ruleset.blocked(loaded.state, self._actor))
 
     @fields.field(
         "Events after the cursor `after` (a version, as a string, as REST's `after`), at most "

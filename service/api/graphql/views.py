@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from service.api.graphql.pydantic_types import TypeFactory, from_dump
 from service.api.replies import Receipt, SigningKey
-from service.domain.views import ActionOption, EncounterSummary
+from service.domain.views import ActionOption, Blocked, EncounterSummary
 
 
 def _name(model: type[BaseModel]) -> str:
@@ -20,6 +20,7 @@ def _name(model: type[BaseModel]) -> str:
 _outputs = TypeFactory("output", _name)
 EncounterSummaryType: Any = _outputs.build(EncounterSummary)
 ActionOptionType: Any = _outputs.build(ActionOption)
+BlockedType: Any = _outputs.build(Blocked)
 ReceiptType: Any = _outputs.build(Receipt)
 SigningKeyType: Any = _outputs.build(SigningKey)
 
@@ -30,6 +31,10 @@ def summary_output(summary: EncounterSummary) -> Any:
 
 def action_outputs(actions: list[ActionOption]) -> list[Any]:
     return [from_dump(ActionOptionType, a.model_dump(mode="json")) for a in actions]
+
+
+def blocked_outputs(blocked: list[Blocked]) -> list[Any]:
+    return [from_dump(BlockedType, b.model_dump(mode="json")) for b in blocked]
 
 
 def receipt_output(receipt: dict[str, Any] | None) -> Any:

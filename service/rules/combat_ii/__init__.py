@@ -17,7 +17,7 @@ from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
 from service.domain.ruleset import RulesetBase
 from service.domain.table import Pool
-from service.domain.views import ActionOption
+from service.domain.views import ActionOption, Blocked
 from service.rules.combat_ii import decide, views
 from service.rules.combat_ii.commands import COMMANDS
 from service.rules.combat_ii.events import EVENTS
@@ -73,6 +73,9 @@ class CombatII(RulesetBase[CombatIIState]):
 
     def legal_actions(self, state: CombatIIState, viewer: Actor) -> list[ActionOption]:
         return views.legal_actions(state, viewer)
+
+    def blocked(self, state: CombatIIState, viewer: Actor) -> list[Blocked]:
+        return views.blocked(state, viewer)
 
     def summary_details(self, state: CombatIIState, viewer: Actor | None) -> dict[str, Any]:
         return views.details(state, viewer)

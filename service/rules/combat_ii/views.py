@@ -12,7 +12,7 @@ from service.domain.errors import RuleViolation
 from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.redaction import sees_everything
-from service.domain.views import ActionOption
+from service.domain.views import ActionOption, Blocked
 from service.rules.combat_ii import attacks, casting, initiative
 from service.rules.combat_ii.abilities import perception
 from service.rules.combat_ii.allowance import attacks_left, default_weapons, stationary
@@ -66,6 +66,25 @@ def legal_actions(state: CombatIIState, viewer: Actor) -> list[ActionOption]:
             name = state.table.combatant(cid).name
             actions.append(ActionOption(type="cancel", label=f"{name} cancels", actor=cid))
     return actions
+
+
+def blocked(state: CombatIIState, viewer: Actor) -> list[Blocked]:
+    """The viewer's combatants still to declare this phase that must wait for the initiative
+    losers to declare first (§1 C): legal actions offer them nothing until then."""
+    if viewer.role in ("observer", "auditor") or state.stage != "intentions":
+        return []
+    now = waiting(state)
+    undeclared = [c.id for c in initiative.fighting(state) if c.id not in state.intentions]
+    names = ", ".join(state.table.combatant(c).name for c in now)
+    return [
+        Blocked(
+            actor=cid,
+            reason=f"initiative losers state their intentions first: waiting for {names} (§1 C)",
+            blocked_by=now,
+        )
+        for cid in undeclared
+        if cid not in now and viewer.controls(cid)
+    ]
 
 
 def _cancellable(state: CombatIIState, cid: str) -> bool:

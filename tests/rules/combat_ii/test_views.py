@@ -47,6 +47,21 @@ def test_only_the_losers_are_offered_intentions_until_they_have_declared() -> No
     assert table.replayed() == table.state
 
 
+def test_a_winner_waiting_on_losers_is_told_why_it_has_no_intentions() -> None:
+    """issue 27: the winner's player saw only `roll` with no reason; `blocked` says the
+    losers declare first and names them, and empties once they have."""
+    table = duel()
+
+    (waiting,) = RULESET.blocked(state_of(table), HERO)
+
+    assert (waiting.actor, waiting.blocked_by) == ("fighter", ["ogre"])
+    assert "losers" in waiting.reason and "Ogre" in waiting.reason and "§1 C" in waiting.reason
+    assert RULESET.blocked(state_of(table), MONSTER) == []
+    assert RULESET.blocked(state_of(table), WATCHER) == []
+    stand(table, "ogre")
+    assert RULESET.blocked(state_of(table), HERO) == []
+
+
 def test_each_attack_names_the_foes_in_striking_distance() -> None:
     """§1 C: "Each combatant planning to cast or attack must declare a target"."""
     far = {"hp": 10, "thac0": 20, "ac": 8, "weapons": [SHORT_SWORD]}
