@@ -44,6 +44,7 @@ test: lint typecheck unit
 # the error catalogue), the OpenAPI document, the GraphQL schema and the rulesets' JSON Schemas.
 docs: $(STAMP)
 	$(BIN)/python -m service.api.doctables docs/api.md
+	$(BIN)/python -m service.api.ruletables
 	$(BIN)/fray openapi > openapi/openapi.yaml
 	$(BIN)/fray schema > schema/schema.graphql
 	$(BIN)/fray schemas schema/

@@ -47,7 +47,12 @@ _REGION = re.compile(
 
 def rendered(text: str) -> str:
     """`text` with every derived table rendered afresh."""
-    return _REGION.sub(lambda m: m[1] + TABLES[m["name"]]() + m[4], text)
+    return substituted(text, lambda name: TABLES[name]())
+
+
+def substituted(text: str, render: Callable[[str], str]) -> str:
+    """`text` with each derived table replaced by `render(its name)`."""
+    return _REGION.sub(lambda m: m[1] + render(m["name"]) + m[4], text)
 
 
 def regions(text: str) -> dict[str, str]:
