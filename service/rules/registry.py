@@ -22,6 +22,7 @@ from service.rules import (
     freeform,
     hex_tactical,
 )
+from service.rules.combat_ii import v1_0
 
 RULESETS: dict[str, RulesetBase[Any]] = {
     freeform.RULESET.name: freeform.RULESET,
@@ -33,11 +34,11 @@ RULESETS: dict[str, RulesetBase[Any]] = {
 }
 """The newest version of each ruleset: what new encounters are created with."""
 
-EARLIER: tuple[RulesetBase[Any], ...] = ()
+EARLIER: tuple[RulesetBase[Any], ...] = (v1_0.RULESET_1_0,)
 """Earlier versions kept registered, each the ruleset as it decided before a bump (an
 instance of a class beside the ruleset that keeps the old decision), so streams recorded
-with them still fold, decide and audit the same way. None yet: no ruleset has changed what
-it decides since streams were first recorded (tests/fixtures/streams/ holds the proof)."""
+with them still fold, decide and audit the same way (tests/fixtures/streams/older/ holds
+the proof): combat-ii 1.0.0 (`attack-rolled.sf` 0 for the movement portion's blows)."""
 
 VERSIONS: dict[tuple[str, str], RulesetBase[Any]] = {
     (r.name, r.version): r for r in (*EARLIER, *RULESETS.values())

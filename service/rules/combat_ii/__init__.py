@@ -15,6 +15,7 @@ from service.domain.context import Actor, DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
+from service.domain.options import EncounterOptions
 from service.domain.ruleset import RulesetBase
 from service.domain.table import Pool
 from service.domain.views import ActionOption, Blocked
@@ -29,7 +30,9 @@ from service.rules.combat_ii.stats import CombatIIStats
 
 class CombatII(RulesetBase[CombatIIState]):
     name = "combat-ii"
-    version = "1.0.0"
+    version = "1.1.0"
+    unplaced_sf_null = True
+    """1.1.0: `attack-rolled.sf` is null for the movement portion's blows (docs/rules)."""
     title = "Combat II: AD&D 2nd edition phase combat"
     options_model = CombatIIOptions
     state_model = CombatIIState
@@ -46,6 +49,10 @@ class CombatII(RulesetBase[CombatIIState]):
                 rule="combat-ii §1 F",
             )
         return super().decide(state, command, ctx)
+
+    def new_state(self, options: EncounterOptions) -> CombatIIState:
+        state = super().new_state(options)
+        return state.model_copy(update={"unplaced_sf_null": self.unplaced_sf_null})
 
     def decide_own(self, state: CombatIIState, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)

@@ -63,6 +63,9 @@ class Strike:
     multiplier: int = 1
     spell: str | None = None
     hit_bonus: int = 0
+    placed: bool = True
+    """Placed in its half-segment by a speed factor; False for a blow of the movement portion
+    (a move's attack on a surprised foe, a free attack on a fleer), whose `sf` is 0."""
 
 
 @dataclass
@@ -288,6 +291,15 @@ def _into_melee(run: Run, strike: Strike) -> Strike:
     return replace(strike, target=chosen)
 
 
+def _sf(state: CombatIIState, strike: Strike) -> int | None:
+    """The SF that set the strike's half-segment, None where no speed factor placed it (the
+    movement portion's blows; before 1.1.0 a move's attack and a free attack on a fleer
+    said 0: `state.unplaced_sf_null` is False in streams recorded then)."""
+    if strike.kind not in _SCHEDULED:
+        return None
+    return None if state.unplaced_sf_null and not strike.placed else strike.sf
+
+
 def _roll_to_hit(
     run: Run, strike: Strike, half_segment: int
 ) -> tuple[criticals.HitOutcome | None, list[Strike], bool]:
@@ -305,7 +317,7 @@ def _roll_to_hit(
             ctx.emit(AttackRolled(
                 attacker=strike.attacker, target=strike.target, weapon=strike.weapon,
                 half_segment=half_segment, roll=roll, needed=need, hit=hit, severe=severe,
-                kind=strike.kind, sf=strike.sf if strike.kind in _SCHEDULED else None,
+                kind=strike.kind, sf=_sf(state, strike),
                 track=state.tracks.get(strike.attacker),
             ))
         ]

@@ -300,7 +300,7 @@ def _blow_after_move(state: CombatIIState, cid: str, intention: Intention) -> St
         return None
     if not within(state, mover, target, weapon.reach):
         return None
-    return Strike(cid, target.id, weapon.name, MOVEMENT_HALF_SEGMENT, 0)
+    return Strike(cid, target.id, weapon.name, MOVEMENT_HALF_SEGMENT, 0, placed=False)
 
 
 def step(run: Run, offset: int) -> None:
@@ -437,7 +437,11 @@ def _free_attacks(run: Run, mover: Combatant, behind: str | None) -> None:
             continue  # §4 Critical Miss 1-4: "opponent may retreat unhindered"
         weapon = ready_weapon(state, foe.id)
         if weapon is not None and can_attack(state, foe.id):
-            strikes.append(Strike(foe.id, mover.id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="free"))
+            strikes.append(
+                Strike(
+                    foe.id, mover.id, weapon, MOVEMENT_HALF_SEGMENT, 0, kind="free", placed=False
+                )
+            )
     if strikes:
         exchange(run, Exchange(strikes), numbered(run.state))
 

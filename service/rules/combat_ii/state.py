@@ -215,3 +215,8 @@ class CombatIIState(EncounterState):
     fighters: dict[str, Fighter] = Field(default_factory=dict)
     surprised: tuple[str, ...] = ()
     ambushers: tuple[str, ...] = ()
+    unplaced_sf_null: bool = Field(
+        default=False,
+        description="`attack-rolled.sf` is null for the movement portion's blows (ruleset "
+        "1.1.0 on); false in encounters created with 1.0.0, which said 0 for them.",
+    )

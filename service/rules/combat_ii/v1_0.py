@@ -1,0 +1,16 @@
+"""combat-ii as it decided at 1.0.0, kept for the streams recorded with it
+(docs/architecture.md, "Bumping a ruleset version"): a move's attack on a surprised foe and
+a free attack on a fleer said `sf: 0` in `attack-rolled`; 1.1.0 says null, as for every
+blow no speed factor placed."""
+
+from __future__ import annotations
+
+from service.rules.combat_ii import CombatII
+
+
+class CombatIIV1_0(CombatII):
+    version = "1.0.0"
+    unplaced_sf_null = False
+
+
+RULESET_1_0 = CombatIIV1_0()
