@@ -38,7 +38,8 @@ EARLIER: tuple[RulesetBase[Any], ...] = (v1_0.RULESET_1_0,)
 """Earlier versions kept registered, each the ruleset as it decided before a bump (an
 instance of a class beside the ruleset that keeps the old decision), so streams recorded
 with them still fold, decide and audit the same way (tests/fixtures/streams/older/ holds
-the proof): combat-ii 1.0.0 (`attack-rolled.sf` 0 for the movement portion's blows)."""
+the proof): combat-ii 1.0.0 (`attack-rolled.sf` 0 for the movement portion's blows, a
+weapon's `damage-rolled.text` without its faces)."""
 
 VERSIONS: dict[tuple[str, str], RulesetBase[Any]] = {
     (r.name, r.version): r for r in (*EARLIER, *RULESETS.values())

@@ -33,6 +33,8 @@ class CombatII(RulesetBase[CombatIIState]):
     version = "1.1.0"
     unplaced_sf_null = True
     """1.1.0: `attack-rolled.sf` is null for the movement portion's blows (docs/rules)."""
+    damage_text_faces = True
+    """1.1.0: a weapon's `damage-rolled.text` shows the faces rolled, as a spell's does."""
     title = "Combat II: AD&D 2nd edition phase combat"
     options_model = CombatIIOptions
     state_model = CombatIIState
@@ -52,7 +54,11 @@ class CombatII(RulesetBase[CombatIIState]):
 
     def new_state(self, options: EncounterOptions) -> CombatIIState:
         state = super().new_state(options)
-        return state.model_copy(update={"unplaced_sf_null": self.unplaced_sf_null})
+        readings = {
+            "unplaced_sf_null": self.unplaced_sf_null,
+            "damage_text_faces": self.damage_text_faces,
+        }
+        return state.model_copy(update=readings)
 
     def decide_own(self, state: CombatIIState, command: Command, ctx: DecideContext) -> list[Event]:
         return decide.decide_own(state, command, ctx)

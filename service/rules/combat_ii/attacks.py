@@ -354,6 +354,7 @@ def _roll_damage(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_s
     expression = weapon.damage
     if strike.multiplier > 1:
         expression = f"{strike.multiplier}*({weapon.damage})"
+    faces: list[str] = []
     amount, how = criticals.roll_damage(
         run.ctx,
         expression,
@@ -361,16 +362,25 @@ def _roll_damage(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_s
         outcome,
         f"damage: {attacker.name} ({weapon.name})",
         roller=attacker.id,
+        faces=faces,
     )
+    text = damage_text(state, expression, faces)
     run.emit(
         [
             run.ctx.emit(DamageRolled(
                 attacker=strike.attacker, target=strike.target, source=weapon.name,
-                half_segment=half_segment, amount=amount, text=expression, how=how,
+                half_segment=half_segment, amount=amount, text=text, how=how,
             ))
         ]
     )  # fmt: skip
     return amount
+
+
+def damage_text(state: CombatIIState, expression: str, faces: list[str]) -> str:
+    """`damage-rolled.text`: each roll with its faces (`1d8 (6) = 6`; two for a best of two),
+    as a spell's shows them, or the expression where nothing was rolled (a maximum). Before
+    1.1.0 (`state.damage_text_faces` False) a weapon's and a touch's said the expression."""
+    return "; ".join(faces) if state.damage_text_faces and faces else expression
 
 
 def _touched(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_segment: int) -> int:
@@ -382,6 +392,7 @@ def _touched(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_segme
         return 0
     damage = None
     if spell.damage is not None:
+        faces: list[str] = []
         amount, how = criticals.roll_damage(
             run.ctx,
             spell.damage,
@@ -389,8 +400,9 @@ def _touched(run: Run, strike: Strike, outcome: criticals.HitOutcome, half_segme
             outcome,
             f"damage: {attacker.name} ({spell.name})",
             roller=attacker.id,
+            faces=faces,
         )
-        damage = spells.Damage(amount, spell.damage, how)
+        damage = spells.Damage(amount, damage_text(run.state, spell.damage, faces), how)
     _, amount, effects = spells.resist(
         run, strike.attacker, strike.target, spell, damage, half_segment
     )

@@ -295,15 +295,20 @@ def roll_damage(
     purpose: str,
     *,
     roller: str,
+    faces: list[str] | None = None,
 ) -> tuple[int, str]:
     """A hit's damage, rolled by `roller`: the weapon's dice (its base damage) plus
     bonuses, as the outcome says. A hit deals at least 1 (interpretation: §4 allows less
-    than the dice's minimum plus bonuses, never nothing)."""
+    than the dice's minimum plus bonuses, never nothing). Each roll's text, its faces
+    shown (`1d8 (6) = 6`), is appended to `faces` when given."""
     top = dice.bounds(dice.parse(expression))[1]
+    shown = faces if faces is not None else []
 
     def rolled(reroll_min: bool = False) -> int:
         if not reroll_min:
-            return ctx.roll(expression, purpose, roller=roller).total
+            result = ctx.roll(expression, purpose, roller=roller)
+            shown.append(result.text)
+            return result.total
 
         def die(sides: int) -> int:
             face = ctx.die(sides, purpose, roller=roller)
@@ -311,7 +316,9 @@ def roll_damage(
                 return ctx.die(sides, purpose + " (reroll)", roller=roller)
             return face
 
-        return dice.roll(expression, die).total
+        result = dice.roll(expression, die)
+        shown.append(result.text)
+        return result.total
 
     match outcome.mode:
         case "best":

@@ -215,6 +215,11 @@ class CombatIIState(EncounterState):
     fighters: dict[str, Fighter] = Field(default_factory=dict)
     surprised: tuple[str, ...] = ()
     ambushers: tuple[str, ...] = ()
+    damage_text_faces: bool = Field(
+        default=False,
+        description="`damage-rolled.text` of a weapon or a touch shows the faces rolled "
+        "(ruleset 1.1.0 on); false in encounters created with 1.0.0, which said the expression.",
+    )
     unplaced_sf_null: bool = Field(
         default=False,
         description="`attack-rolled.sf` is null for the movement portion's blows (ruleset "

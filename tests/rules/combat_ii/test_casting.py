@@ -262,7 +262,7 @@ def test_a_delivered_touch_spell_deals_the_spells_damage() -> None:
     _both(table, _cast("chill touch"), STAND)
     touched = _both(table, {"kind": "touch", "target": "orc"}, STAND, dice=[15, 4])
     damage = one(touched, "damage-rolled")
-    assert (damage["source"], damage["text"]) == ("chill touch", "1d8")
+    assert (damage["source"], damage["text"]) == ("chill touch", "1d8 (4) = 4")
 
 
 def test_there_is_no_touch_without_a_completed_touch_spell() -> None:

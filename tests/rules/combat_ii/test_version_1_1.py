@@ -1,7 +1,8 @@
-"""`attack-rolled.sf` for the blows of the movement portion (issue 27): no speed factor places
-a fleer's free attack or a mover's blow on a surprised foe, so `sf` is null (ruleset 1.1.0),
-as for charges, counters, set weapons and covered areas; 1.0.0, kept for the streams
-recorded with it, said 0."""
+"""What combat-ii 1.1.0 decides otherwise than 1.0.0, which is kept for the streams recorded
+with it (issue 27): `attack-rolled.sf` for the blows of the movement portion (no speed factor
+places a fleer's free attack or a mover's blow on a surprised foe, so `sf` is null, as for
+charges, counters, set weapons and covered areas; 1.0.0 said 0), and a weapon's
+`damage-rolled.text`, which shows the faces rolled as a spell's does (1.0.0: the expression)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,27 @@ def test_a_scheduled_attack_keeps_its_sf() -> None:
     )
 
     assert rolled(struck)["sf"] == 5  # the long sword's SF
+
+
+# --- damage-rolled.text ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "text"),
+    [
+        pytest.param(RULESET, "1d8 (6) = 6", id="1.1.0: the faces"),
+        pytest.param(RULESET_1_0, "1d8", id="1.0.0: the expression"),
+    ],
+)
+def test_weapon_damage_rolled_text_shows_the_faces_as_a_spells_does(
+    ruleset: RulesetBase[Any], text: str
+) -> None:
+    table = table_of(ruleset, (1, 0))
+    table.send({"type": "stand", "combatant_id": "ogre"})
+
+    struck = table.send(
+        {"type": "attack", "combatant_id": "fighter", "targets": ["ogre"]}, dice=[15, 6]
+    )
+
+    (damage,) = of_type(struck, "damage-rolled")
+    assert (damage["source"], damage["text"], damage["amount"]) == ("long sword", text, 6)
