@@ -131,11 +131,12 @@ def _provoked(
     side = table.combatants[mover].side
     reaches: dict[str, int] = {}
     for enemy in table.combatants.values():
-        reach = stats_of(enemy).melee_reach()
-        if enemy.side == side or enemy.out_of_fight or reach is None:
+        weapon = stats_of(enemy).opportunity_weapon()
+        if enemy.side == side or enemy.out_of_fight or weapon is None:
             continue
-        if current(enemy, "fort") < 1:
-            continue
+        if current(enemy, weapon.pool) < 1:
+            continue  # FORT, or REF for a melee weapon that `uses` it
+        reach = weapon.reach
         if path is not None and table.map is not None and enemy.position is not None:
             before = distance(table.map, enemy.position, path[0])
             after = distance(table.map, enemy.position, path[-1])

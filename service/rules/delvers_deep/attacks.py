@@ -41,8 +41,9 @@ def weapon_of(state: DelversState, cid: str, name: str) -> Weapon:
 
 
 def attack_cost(weapon: Weapon, extra: int) -> dict[str, int]:
-    """Melee: 1 FORT, +1 damage per extra FORT. Ranged: 1 REF, +1 die per extra REF."""
-    return {"fort" if weapon.kind == "melee" else "ref": 1 + extra}
+    """1 point of the weapon's pool (FORT for melee, REF for ranged, unless it `uses` the
+    other) and 1 per extra: +1 damage per extra FORT, +1 die per extra REF."""
+    return {weapon.pool: 1 + extra}
 
 
 def in_reach(state: DelversState, attacker: str, target: str, weapon: Weapon) -> bool:
@@ -80,7 +81,7 @@ def attack(
     cost = attack_cost(weapon, extra)
     paid = pay(state, attacker, cost, ctx, rule=ATTACKS)
     name = table.combatants[attacker].name
-    count = 1 + extra if weapon.kind == "ranged" else 1
+    count = 1 + extra if weapon.pool == "ref" else 1
     faces = tuple(
         ctx.die(6, purpose=f"{name}'s {weapon.name}", roller=attacker) for _ in range(count)
     )
@@ -89,7 +90,7 @@ def attack(
     if hit:
         dealt = ctx.roll(weapon.damage, purpose=f"{weapon.name} damage", roller=attacker)
         damage = max(0, dealt.total)
-        if weapon.kind == "melee":
+        if weapon.pool == "fort":
             damage += extra
     rolled = ctx.emit_ahead(
         AttackRolled(
@@ -243,9 +244,9 @@ def reaction_cost(state: DelversState, cid: str, option: str) -> dict[str, int]:
         return {"ref": 1 + (int(option.removeprefix("dodge+")) if option != "dodge" else 0)}
     combatant = state.table.combatants.get(cid)
     if option == "opportunity-attack" and combatant is not None:
-        melee = [w for w in stats_of(combatant).weapons if w.kind == "melee"]
-        if melee:
-            return attack_cost(max(melee, key=lambda w: w.reach), 0)
+        weapon = stats_of(combatant).opportunity_weapon()
+        if weapon is not None:
+            return attack_cost(weapon, 0)
     return {}
 
 
@@ -306,17 +307,17 @@ def _opportunity_attacks(
         combatant = state.table.combatants.get(cid)
         if combatant is None or combatant.out_of_fight or mover not in state.table.combatants:
             continue
-        melee = [w for w in stats_of(combatant).weapons if w.kind == "melee"]
-        if not melee:
+        weapon = stats_of(combatant).opportunity_weapon()
+        if weapon is None:
             continue
-        weapon = max(melee, key=lambda w: w.reach)
         if not affordable(combatant, attack_cost(weapon, 0)):
+            pool = weapon.pool
             events.append(
                 ctx.emit(
                     ReactionRefused(
                         combatant_id=cid,
                         reaction="opportunity-attack",
-                        reason=f"needs 1 FORT and has {current(combatant, 'fort')}",
+                        reason=f"needs 1 {pool.upper()} and has {current(combatant, pool)}",
                     )
                 )
             )

@@ -34,6 +34,15 @@ class Weapon(Frozen):
     loading: bool = False
     reload_fort: int = Field(default=0, ge=0, le=20)
     tags: Annotated[tuple[str, ...], ARRAY] = ()
+    # `uses` came after streams were recorded: a weapon that does not set it is written as
+    # before (`exclude_if`), so `combatant-added`, which echoes the stat block, decides the same.
+    uses: Literal["fort", "ref"] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description='The pool an attack with it spends (4.1 Physical Attack): "Most melee '
+        'weapon attacks use Fortitude", so a melee weapon may say `ref`; a ranged one uses '
+        "Reflex. None: FORT for melee, REF for ranged.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -43,6 +52,17 @@ class Weapon(Frozen):
             ranged = data.get("kind") == "ranged"
             return {**data, "tags": ["PROJECTILE"] if ranged else ["ATTACK"]}
         return data
+
+    @model_validator(mode="after")
+    def _ranged_uses_reflex(self) -> Weapon:
+        if self.kind == "ranged" and self.uses == "fort":
+            raise ValueError("a ranged weapon uses Reflex (4.1: all ranged weapons use Reflex)")
+        return self
+
+    @property
+    def pool(self) -> Literal["fort", "ref"]:
+        """The pool its attacks spend: `uses`, else FORT for melee and REF for ranged."""
+        return self.uses or ("fort" if self.kind == "melee" else "ref")
 
     @field_validator("damage")
     @classmethod
@@ -94,8 +114,13 @@ class DelversStats(Frozen):
         return next((s for s in self.spells if s.name == name), None)
 
     def melee_reach(self) -> int | None:
-        reaches = [w.reach for w in self.weapons if w.kind == "melee"]
-        return max(reaches) if reaches else None
+        weapon = self.opportunity_weapon()
+        return weapon.reach if weapon is not None else None
+
+    def opportunity_weapon(self) -> Weapon | None:
+        """The melee weapon an opportunity attack is made with: the longest reach (4.1)."""
+        melee = [w for w in self.weapons if w.kind == "melee"]
+        return max(melee, key=lambda w: w.reach) if melee else None
 
 
 Lasts = Literal["start-of-next-turn", "end-of-next-turn"]
