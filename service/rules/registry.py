@@ -23,6 +23,7 @@ from service.rules import (
     hex_tactical,
 )
 from service.rules.combat_ii import v1_0
+from service.rules.fifty_two import v1_0 as fifty_two_v1_0
 
 RULESETS: dict[str, RulesetBase[Any]] = {
     freeform.RULESET.name: freeform.RULESET,
@@ -34,12 +35,13 @@ RULESETS: dict[str, RulesetBase[Any]] = {
 }
 """The newest version of each ruleset: what new encounters are created with."""
 
-EARLIER: tuple[RulesetBase[Any], ...] = (v1_0.RULESET_1_0,)
+EARLIER: tuple[RulesetBase[Any], ...] = (v1_0.RULESET_1_0, fifty_two_v1_0.RULESET_1_0)
 """Earlier versions kept registered, each the ruleset as it decided before a bump (an
 instance of a class beside the ruleset that keeps the old decision), so streams recorded
 with them still fold, decide and audit the same way (tests/fixtures/streams/older/ holds
 the proof): combat-ii 1.0.0 (`attack-rolled.sf` 0 for the movement portion's blows, a
-weapon's `damage-rolled.text` without its faces)."""
+weapon's `damage-rolled.text` without its faces); fifty-two 1.0.0 (every shield's score
+counted as magic)."""
 
 VERSIONS: dict[tuple[str, str], RulesetBase[Any]] = {
     (r.name, r.version): r for r in (*EARLIER, *RULESETS.values())

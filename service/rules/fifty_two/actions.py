@@ -256,7 +256,7 @@ def strike(
     ctx: DecideContext,
 ) -> Blow:
     mine, theirs = stats_of(attacker), stats_of(target)
-    rating = armor.rating(theirs, mine.weapon.enchantment)
+    rating = armor.rating(theirs, mine.weapon.enchantment, state.options.shield_magic)
     before = state.hits.get(target.id, 0)
     registered, after = armor.register_hit(before, kind, rating, state.options.armor_hits)
     damage = 0

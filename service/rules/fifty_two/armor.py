@@ -9,7 +9,8 @@ seed where it is vague or contradicts itself are on docs/rules/fifty-two.md:
   without one, the table's shield line applies to the armors listed above it.
 * The attacker's magical bonus is its weapon's enchantment.
 * A defender's magic is its armor's enchantment + its shield's score + the shield's
-  enchantment: the seed's Evans counts Alan's "Full Plate +2 + Shield +1(+1)" as (+2+1+1).
+  enchantment: the seed's Evans counts Alan's "Full Plate +2 + Shield +1(+1)" as (+2+1+1);
+  an unenchanted shield's score counts only with the option `shield_magic: "always"`.
 * An attack registers when the count reaches the rating (Alphonse's criticals at rating 3);
   then the count restarts from zero ("reset") or keeps the excess ("carry").
 """
@@ -26,6 +27,7 @@ from service.rules.fifty_two.state import FiftyTwoStats, Weapon
 Vulnerability = DamageType | Literal["all"]
 HitKind = Literal["ordinary", "critical", "spell", "surprise"]
 HitMode = Literal["reset", "carry"]
+ShieldMagic = Literal["if-enchanted", "always"]
 
 # fifty-two §5.3.3: the armor rating table.
 ARMOR_RATING: Mapping[ArmorType, int] = MappingProxyType(
@@ -119,18 +121,24 @@ def base_rating(stats: FiftyTwoStats) -> int:
     return ARMOR_RATING[stats.armor] + shield_rating(stats.shield)
 
 
-def defense_magic(stats: FiftyTwoStats) -> int:
+def defense_magic(stats: FiftyTwoStats, shield_magic: ShieldMagic = "if-enchanted") -> int:
     """The defender's magical defensive total against the attacker's magic (§5.3.2).
 
     The seed's Evans example sums Alan's "Full Plate +2 + Shield +1(+1)" as (+2+1+1) = 4:
-    the armor's enchantment, the shield's score and the shield's enchantment.
+    the armor's enchantment, the shield's score and the shield's enchantment. A plain
+    shield's score is magic only with `shield_magic: "always"` (the seed: "If the armor is
+    enchanted"; every shield of its examples is).
     """
     if stats.shield is None:
+        return stats.armor_enchantment
+    if shield_magic == "if-enchanted" and not stats.shield_enchantment:
         return stats.armor_enchantment
     return stats.armor_enchantment + stats.shield + stats.shield_enchantment
 
 
-def rating(defender: FiftyTwoStats, attacker_enchantment: int) -> int:
+def rating(
+    defender: FiftyTwoStats, attacker_enchantment: int, shield_magic: ShieldMagic = "if-enchanted"
+) -> int:
     """How many counted hits the attacker needs before one registers.
 
     fifty-two §5.3.2 The Effects Of Magic: "the amount of magical bonus minus the attacker's
@@ -138,7 +146,7 @@ def rating(defender: FiftyTwoStats, attacker_enchantment: int) -> int:
     rating + 2. The attacker's magical bonus is its weapon's enchantment.
     """
     base = base_rating(defender)
-    adjusted = base + defense_magic(defender) - attacker_enchantment
+    adjusted = base + defense_magic(defender, shield_magic) - attacker_enchantment
     # fifty-two §5.3.3: "Ratings cannot drop below zero", nor rise above base + 2.
     return max(0, min(adjusted, base + MAGIC_CAP))
 

@@ -176,7 +176,7 @@ def resolve(
     before = state.hits.get(target, 0)
     # fifty-two §5.3.3: the spell always registers, and counts one attack towards the next
     # weapon's (the rating with no weapon magic against it).
-    rating = armor.rating(stats, 0)
+    rating = armor.rating(stats, 0, state.options.shield_magic)
     _, after = armor.register_hit(before, "spell", rating, state.options.armor_hits)
     events: list[Event] = [
         ctx.emit(

@@ -173,6 +173,15 @@ class FiftyTwoOptions(EncounterOptions):
             "and the excess counts towards the next."
         ),
     )
+    shield_magic: Literal["if-enchanted", "always"] = Field(
+        default="if-enchanted",
+        description=(
+            "§5.3.2: whether a shield's score counts towards the defender's magic. "
+            'if-enchanted (the seed\'s letter, "If the armor is enchanted"): only an '
+            "enchanted shield's, as Evans's (+2+1+1) counts Alan's Shield +1(+1); always: "
+            "every shield's (ruleset 1.0.0, which had no choice)."
+        ),
+    )
     decision_seconds: float | None = Field(
         default=20.0, gt=0, le=3600, description="§4.5: seconds per decision; none for no clock."
     )

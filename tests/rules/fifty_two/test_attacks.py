@@ -137,10 +137,18 @@ def test_opportunities_do_not_outlast_the_turn():
         pytest.param({"armor": "soft-leather"}, 0, 0, id="soft leather"),
         pytest.param({"armor": "ring"}, 0, 2, id="ring"),
         pytest.param({"armor": "full-plate"}, 0, 3, id="full plate"),
-        # "Shield = score above +1" adds 2 to chain's 1; the shield's +3 is also defensive
-        # magic, as Evans's "(+2+1+1)" counts Alan's shield: 3 + 3, capped at 3 + 2.
-        pytest.param({"armor": "chain", "shield": 3}, 0, 5, id="chain and a +3 shield"),
-        pytest.param({"armor": "chain", "shield": 1}, 1, 1, id="chain and a +1 shield vs +1"),
+        # "Shield = score above +1" adds 2 to chain's 1; an unenchanted shield adds no magic
+        # ("If the armor is enchanted"; issue 27): 3.
+        pytest.param({"armor": "chain", "shield": 3}, 0, 3, id="chain and a +3 shield"),
+        pytest.param({"armor": "chain", "shield": 1}, 1, 0, id="chain and a +1 shield vs +1"),
+        # An enchanted shield's score is magic, as Evans's "(+2+1+1)" counts Alan's Shield
+        # +1(+1): chain 1 + (0 + 1 + 1) = 3.
+        pytest.param(
+            {"armor": "chain", "shield": 1, "shield_enchantment": 1},
+            0,
+            3,
+            id="chain and an enchanted +1 shield",
+        ),
     ],
 )
 def test_the_rating_comes_from_the_targets_armor_against_the_weapon(armor, weapon, rating):
@@ -155,6 +163,41 @@ def test_the_rating_comes_from_the_targets_armor_against_the_weapon(armor, weapo
 
     assert executed["rating"] == rating
     assert executed["registered"] is (rating <= 3)  # a critical counts 3
+
+
+@pytest.mark.parametrize(
+    ("armor", "weapon", "rating"),
+    [
+        # 1.0.0's reading, kept as the option: every shield's score is magic: 3 + 3, capped
+        # at 3 + 2; chain 1 + 1 - 1.
+        pytest.param({"armor": "chain", "shield": 3}, 0, 5, id="chain and a +3 shield"),
+        pytest.param({"armor": "chain", "shield": 1}, 1, 1, id="chain and a +1 shield vs +1"),
+        pytest.param({"armor": "chain", "shield": 1}, 0, 2, id="chain and a +1 shield vs +0"),
+    ],
+)
+def test_with_shield_magic_always_a_plain_shields_score_is_magic(armor, weapon, rating):
+    table = duel(
+        *PAIRED_FIELD,
+        hero={"attack_bonus": 3, "weapon": {"enchantment": weapon, "damage_type": "crushing"}},
+        brute={**armor, "vulnerable_to": "piercing"},
+        shield_magic="always",
+    )
+    play(table, "hero", "remove-pair", cards=["AS", "AH"])
+
+    assert attack(table, "hero", "brute")["rating"] == rating
+
+
+def test_an_unenchanted_chain_and_score_1_shield_against_a_plus_0_weapon_registers_at_1():
+    """issue 27: "Chain = 1", "Shield = score above +1" (0) and no enchantment anywhere:
+    rating 1, not the 2 that counting the plain shield's score as magic gave."""
+    table = duel(
+        *PAIRED_FIELD,
+        hero={"attack_bonus": 3, "weapon": {"enchantment": 0, "damage_type": "crushing"}},
+        brute={"armor": "chain", "shield": 1, "vulnerable_to": "piercing"},
+    )
+    play(table, "hero", "remove-pair", cards=["AS", "AH"])
+
+    assert attack(table, "hero", "brute")["rating"] == 1
 
 
 def test_alphonses_three_criticals_on_eckhart_all_register():
