@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from service.domain.clocks import (
     ClockExpired,
@@ -335,15 +335,41 @@ class ResourceAdjusted(Event):
 
 
 class ConditionApplied(Event):
+    """Schema 2: a condition without `rounds` lasts until it is removed, and its `ends` is
+    null. Schema 1 wrote "end-of-turn" there too (the command's default), which read as if
+    a persisting condition (hex-tactical's stuck, d20-action-points' hidden) ended at the end
+    of the turn."""
+
     type: Literal["condition-applied"] = "condition-applied"
     combatant_id: str
     condition: str
     rounds: int | None = None
-    ends: TurnMoment = "end-of-turn"
+    ends: TurnMoment | None = Field(
+        default="end-of-turn",
+        description="Whose turn moment the rounds count down at; null when it has no rounds.",
+    )
     anchor: str | None = None
     source: str | None = None
     note: str | None = None
     gm_override: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_moment_without_rounds(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("rounds") is None:
+            return {**data, "ends": None}
+        return data
+
+
+def condition_applied_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 to 2: a condition without rounds has no `ends`."""
+    return {**data, "ends": None} if data.get("rounds") is None else data
+
+
+# Event shapes every ruleset shares, at their schema versions, and their upcasters
+# (docs/architecture.md, "Upcasting"); a ruleset's own are in its `event_schemas`.
+COMMON_EVENT_SCHEMAS: dict[str, int] = {"condition-applied": 2}
+COMMON_UPCASTERS = {("condition-applied", 1): condition_applied_1_to_2}
 
 
 class ConditionRemoved(Event):

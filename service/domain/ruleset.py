@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from service.domain import holding, idle
 from service.domain.common import (
     COMMON_COMMANDS,
+    COMMON_EVENT_SCHEMAS,
     COMMON_EVENTS,
+    COMMON_UPCASTERS,
     EncounterCreated,
     Rewind,
     stat_block_events,
@@ -143,7 +145,11 @@ class RulesetBase(Generic[S]):
     def event_data(self, event: Event) -> tuple[str, int, dict[str, Any]]:
         kind = _type_of(type(event))
         data = event.model_dump(mode="json", exclude={"type"})
-        return kind, self.event_schemas.get(kind, 1), data
+        return kind, self.schema_of(kind), data
+
+    def schema_of(self, kind: str) -> int:
+        """The schema version this ruleset writes events of type `kind` at."""
+        return self.event_schemas.get(kind, COMMON_EVENT_SCHEMAS.get(kind, 1))
 
     def event_from(self, kind: str, schema: int, data: dict[str, Any]) -> Event:
         """The event model of a stored event, upcast from an older schema if need be.
@@ -151,7 +157,7 @@ class RulesetBase(Generic[S]):
         The one place a stored event is validated: what it returns, evolve folds without
         checking again. A shape that no upcaster brings to today's model fails here."""
         model = self.event_models.get(kind)
-        current = self.event_schemas.get(kind, 1)
+        current = self.schema_of(kind)
         if model is None or schema > current:
             raise UnreadableEvent(
                 f"this Fray's {self.name} {self.version} does not know the '{kind}' event "
@@ -159,7 +165,7 @@ class RulesetBase(Generic[S]):
                 details={"type": kind, "schema": schema},
             )
         if schema != current:
-            data = upcast(self.upcasters, kind, schema, current, data)
+            data = upcast({**COMMON_UPCASTERS, **self.upcasters}, kind, schema, current, data)
         try:
             return model.model_validate(data)
         except ValidationError as error:

@@ -46,7 +46,7 @@ class Condition(Frozen):
 
     name: str
     rounds: int | None = None
-    ends: TurnMoment = "end-of-turn"
+    ends: TurnMoment | None = "end-of-turn"  # null: no rounds, it lasts until removed
     anchor: str | None = None
     source: str | None = None
     note: str | None = None

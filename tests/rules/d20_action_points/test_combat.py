@@ -677,6 +677,18 @@ def test_a_backstab_adds_strength_and_magic_after_multiplying():
     assert rolled(stab)["damage"] == 3 * 2 + 1 + 1
 
 
+def test_hidden_persists_so_condition_applied_reports_no_end_of_turn():
+    table = one_on_one(THIEF, {"hp": 20})
+
+    (applied,) = act(
+        table, {"type": "apply-condition", "combatant_id": "hero", "condition": "hidden"}
+    )
+
+    assert applied.schema == 2
+    assert applied.data["rounds"] is None and applied.data["ends"] is None
+    assert state_of(table).table.combatants["hero"].conditions[0].ends is None
+
+
 def test_the_hidden_condition_is_lost_after_the_blow():
     table = hidden_thief()
 

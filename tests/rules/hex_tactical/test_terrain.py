@@ -220,6 +220,15 @@ def test_mired_ground_a_failed_agility_check_leaves_the_mover_stuck_and_ends_the
     assert position(table, "runner") == (2, 0)
 
 
+def test_stuck_persists_so_condition_applied_reports_no_end_of_turn() -> None:
+    table = track({2: MIRE})
+
+    applied = first(send(table, move("runner", (4, 0)), dice=[80]), "condition-applied")
+
+    assert applied["condition"] == "stuck"
+    assert applied["rounds"] is None and applied["ends"] is None
+
+
 def test_mired_ground_a_passed_check_walks_on() -> None:
     table = track({2: MIRE})
 
