@@ -41,13 +41,16 @@ import redis
 from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 
-from service.domain.deadlines import is_audit
+from service.domain.deadlines import is_audit, is_delivery
 from service.store.events import Deadline, score_text
 
 QUEUE = "fray-deadlines"
 FIRE = "workers.jobs.fire_deadline"
 AUDIT_QUEUE = "fray-audits"
 AUDIT = "workers.audits.audit_encounter"
+WEBHOOK_QUEUE = "fray-webhooks"
+DELIVER = "workers.webhooks.deliver_webhook"
+DELIVER_TIMEOUT = 120  # seconds; a job delivers for up to `workers.webhooks.BUDGET`
 AUDIT_TIMEOUT = 600  # seconds; an audit re-decides every command of the stream
 # A job that fails for a passing reason (Redis away) runs again; the sweeper is the backstop.
 RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
@@ -92,9 +95,14 @@ def audit_queue(connection: redis.Redis) -> Queue:
     return Queue(AUDIT_QUEUE, connection=connection, serializer=JSONSerializer)
 
 
+def webhook_queue(connection: redis.Redis) -> Queue:
+    return Queue(WEBHOOK_QUEUE, connection=connection, serializer=JSONSerializer)
+
+
 def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | None) -> None:
     """Schedule the deadline's job for the time `at`, or (None) put it on the queue at once;
-    an audit goes on the audit queue (beside `queue`, on its Redis) at once."""
+    an audit goes on the audit queue (beside `queue`, on its Redis) at once, a webhook
+    delivery on the webhook queue (at once, or at its retry's time)."""
     options = {
         "args": (encounter_id, deadline.key, deadline.due),
         "job_id": job_id(encounter_id, deadline),
@@ -106,6 +114,13 @@ def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | 
     if is_audit(deadline.key):
         options.update(job_timeout=AUDIT_TIMEOUT, description=f"audit of {encounter_id}")
         audit_queue(queue.connection).enqueue(AUDIT, **options)
+    elif is_delivery(deadline.key):
+        options.update(job_timeout=DELIVER_TIMEOUT, description=f"{deadline.key} of {encounter_id}")
+        deliveries = webhook_queue(queue.connection)
+        if deadline.due > time.time():
+            deliveries.enqueue_at(datetime.fromtimestamp(deadline.due, UTC), DELIVER, **options)
+        else:
+            deliveries.enqueue(DELIVER, **options)
     elif at is None:
         queue.enqueue(FIRE, **options)
     else:

@@ -59,7 +59,7 @@ async def sweep_once(
         enqueued.append(job)
         _log.warning(
             "%s of %s was %.1f s overdue; enqueued it",
-            "audit" if is_audit(deadline.key) else f"deadline {deadline.key}",
+            "audit" if is_audit(deadline.key) else deadline.key,
             encounter_id,
             now - deadline.due,
         )
