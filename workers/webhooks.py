@@ -45,14 +45,14 @@ from service.webhook_metrics import WebhookMetrics
 from workers.jobs import Leases, runner
 from workers.webhook_http import Answer, Sender, signature
 
-Delivered = Literal["done", "held", "taken", "more", "gone", "disabled"]
+Delivered = Literal["next", "done", "held", "taken", "more", "gone", "disabled"]
 RETRY_SCHEDULE = (1.0, 5.0, 30.0, 120.0, 600.0, 3600.0)  # then hourly
 GIVE_UP = 24 * 3600.0  # seconds from a delivery's first attempt
 JITTER = 0.2  # each wait is drawn within ±20 %
 BUDGET = 30.0  # seconds of delivering per job; then it hands over to a job of its own
 EARLY = 0.05  # seconds: a head due this soon is due now
 MAX_BODY = 256 * 1024  # bytes; a larger event is sent as a stub to fetch
-LEASE_MS = 60_000  # a delivery takes 10 s at most; a killed worker's lease lapses after this
+LEASE_MARGIN = 5.0  # seconds a lease outlives a delivery's timeout (resolving, logging)
 Schedule = Callable[[str, list[Deadline]], Any]
 
 _log = logging.getLogger("fray.workers")
@@ -77,7 +77,9 @@ class _Courier:
         self.engine = process.engine
         self.webhooks = process.webhooks
         self.sender = Sender(settings.webhook_timeout)
-        self.leases = Leases(process.client, ttl_ms=LEASE_MS)
+        # Held for one delivery: a killed worker's lapses a delivery's time after it died.
+        ttl = settings.webhook_timeout + LEASE_MARGIN
+        self.leases = Leases(process.client, ttl_ms=int(ttl * 1000))
         self.metrics = WebhookMetrics(process.client)
         self.schedule: Schedule = process.dispatcher.schedule
         self.schedule_soon = schedule_soon(self)
@@ -124,21 +126,29 @@ def schedule_soon(courier: _Courier) -> Callable[[str, str, float], None]:
 
 
 async def deliver_pending(courier: Any, stream: str, webhook_id: str) -> Delivered:
-    """Deliver what the outbox owes the webhook for this encounter, oldest first. A job
-    that finds another holding the lease leaves it to that one, which looks again once it
-    has let go, so an entry recorded meanwhile is not left behind."""
+    """Deliver what the outbox owes the webhook for this encounter, oldest first, one
+    delivery per lease (so a killed worker's lease lapses a delivery's time after it
+    died). A job that finds another holding the lease leaves it to that one, which looks
+    again once it has let go, so an entry recorded meanwhile is not left behind."""
     lease = f"webhook:{stream}:{webhook_id}"
-    outcome: Delivered = "done"
-    for _ in range(100):
+    started = time.monotonic()
+    while True:
+        if time.monotonic() - started > BUDGET:
+            owed = await _owed(courier.engine, stream, webhook_id)
+            if owed:
+                await courier.schedule(stream, owed[:1])  # the rest: a job of its own
+            return "more"
         if not await courier.leases.take(lease):
             return "taken"
         try:
-            outcome = await _work(courier, stream, webhook_id)
+            outcome = await _step(courier, stream, webhook_id)
         finally:
             await courier.leases.release(lease)
-        if outcome != "done" or not await _owed(courier.engine, stream, webhook_id):
-            return outcome
-    return outcome
+        if outcome == "next":
+            continue
+        if outcome == "done" and await _owed(courier.engine, stream, webhook_id):
+            continue  # recorded while this job held the lease
+        return outcome
 
 
 async def _owed(engine: Engine, stream: str, webhook_id: str) -> list[Deadline]:
@@ -148,34 +158,29 @@ async def _owed(engine: Engine, stream: str, webhook_id: str) -> list[Deadline]:
     return found
 
 
-async def _work(courier: Any, stream: str, webhook_id: str) -> Delivered:
+async def _step(
+    courier: Any, stream: str, webhook_id: str
+) -> Literal["next", "done", "held", "gone", "disabled"]:
+    """Deliver the oldest delivery owed, if it is due."""
     engine: Engine = courier.engine
     webhooks: Webhooks = courier.webhooks
-    started = time.monotonic()
-    while True:
-        owed = await _owed(engine, stream, webhook_id)
-        if not owed:
-            return "done"
-        head = owed[0]
-        wait = head.due - time.time()
-        if wait > EARLY:
-            await _hold(courier, stream, webhook_id, owed, head.due)
-            return "held"
-        if time.monotonic() - started > BUDGET:
-            await courier.schedule(stream, [head])  # hand the rest to a job of its own
-            return "more"
-        tenant, _ = split_stream(stream)
-        try:
-            webhook = await webhooks.webhook(tenant or "", webhook_id)
-        except NotFound:
-            await _drop(courier, stream, owed)
-            return "gone"
-        if not webhook.enabled:
-            await _drop(courier, stream, owed)
-            return "disabled"
-        outcome = await _attempt(courier, webhook, stream, head, owed)
-        if outcome != "next":
-            return outcome
+    owed = await _owed(engine, stream, webhook_id)
+    if not owed:
+        return "done"
+    head = owed[0]
+    if head.due - time.time() > EARLY:
+        await _hold(courier, stream, webhook_id, owed, head.due)
+        return "held"
+    tenant, _ = split_stream(stream)
+    try:
+        webhook = await webhooks.webhook(tenant or "", webhook_id)
+    except NotFound:
+        await _drop(courier, stream, owed)
+        return "gone"
+    if not webhook.enabled:
+        await _drop(courier, stream, owed)
+        return "disabled"
+    return await _attempt(courier, webhook, stream, head, owed)
 
 
 async def _attempt(

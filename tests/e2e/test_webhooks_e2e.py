@@ -248,3 +248,40 @@ def test_a_private_url_is_refused_without_the_flag(redis_url: str, queue_url: st
         response = fray.post("/v1/webhooks", {"url": f"{https}/x", "events": ["*"], "view": "gm"})
         assert response.status_code == 422
         assert response.json()["error"]["code"] == "webhook/private-address"
+
+
+def test_a_webhook_that_keeps_failing_is_disabled(redis_url: str, queue_url: str) -> None:
+    key = f"hooks-{uuid.uuid4().hex[:8]}"
+    keys = f"t{uuid.uuid4().hex[:8]}:{key}"
+    failing = {**DEV, "FRAY_WEBHOOK_DISABLE_AFTER": "3"}
+    with (
+        receiving() as receiver,
+        fray_serve(redis_url, FRAY_QUEUE_REDIS_URL=queue_url, FRAY_API_KEYS=keys, **DEV) as url,
+        fray_worker(redis_url, queue_url, **failing),
+    ):
+        receiver.fail_first("/down", *["500"] * 50)
+        fray = Service(url, key)
+        hook = fray.webhook(f"{receiver.url}/down", view="gm", events=["encounter-ended"])
+        fray.fight("doomed")
+        path = f"{url}/v1/webhooks/{hook['id']}"
+        found = eventually(
+            lambda: httpx.get(path, headers=bearer(key), timeout=30).json(),
+            lambda webhook: not webhook["enabled"],
+        )
+        assert found["disabled_reason"] == "3 failed delivery attempts in a row"
+        assert found["failing"] is True and found["failure_streak"] == 3
+        assert [r.outcome for r in receiver.all("/down")] == ["500"] * 3
+        log = httpx.get(f"{path}/deliveries", headers=bearer(key), timeout=30).json()
+        (delivery,) = log["deliveries"]
+        assert delivery["status"] == "abandoned" and delivery["attempts"] == 3
+        assert delivery["last_response_code"] == 500
+        # Enabled again, it starts afresh; a redelivery sends the event once more.
+        enabled = httpx.patch(path, json={"enabled": True}, headers=bearer(key), timeout=30)
+        assert enabled.json()["enabled"] is True and enabled.json()["failure_streak"] == 0
+        receiver.fail_first("/down")
+        again = fray.post(
+            f"/v1/webhooks/{hook['id']}/deliveries/{delivery['delivery_id']}/redeliver", {}
+        )
+        assert again.status_code == 202, again.text
+        (ok,) = eventually(lambda: receiver.ok("/down"), lambda r: len(r) == 1)
+        assert ok.delivery["event"]["type"] == "encounter-ended"
