@@ -41,7 +41,7 @@ import redis
 from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 
-from service.domain.deadlines import is_audit, is_delivery
+from service.domain.deadlines import WEBHOOK, is_audit, is_delivery
 from service.store.events import Deadline, score_text
 
 QUEUE = "fray-deadlines"
@@ -50,6 +50,7 @@ AUDIT_QUEUE = "fray-audits"
 AUDIT = "workers.audits.audit_encounter"
 WEBHOOK_QUEUE = "fray-webhooks"
 DELIVER = "workers.webhooks.deliver_webhook"
+QUEUED_MARKER_MS = 30_000  # a marker outlives its job's wait in a queue that keeps up
 DELIVER_TIMEOUT = 120  # seconds; a job delivers for up to `workers.webhooks.BUDGET`
 AUDIT_TIMEOUT = 600  # seconds; an audit re-decides every command of the stream
 # A job that fails for a passing reason (Redis away) runs again; the sweeper is the backstop.
@@ -95,6 +96,12 @@ def audit_queue(connection: redis.Redis) -> Queue:
     return Queue(AUDIT_QUEUE, connection=connection, serializer=JSONSerializer)
 
 
+def delivery_marker(encounter_id: str, key: str) -> str:
+    """Set while a delivery job for the (encounter, webhook) of `key` waits in the queue."""
+    webhook_id = key.removeprefix(WEBHOOK).rpartition(":")[0]
+    return f"fray:webhook-queued:{{{encounter_id}}}:{webhook_id}"
+
+
 def webhook_queue(connection: redis.Redis) -> Queue:
     return Queue(WEBHOOK_QUEUE, connection=connection, serializer=JSONSerializer)
 
@@ -137,8 +144,20 @@ class Dispatcher:
     def schedule_now(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         now = time.time()
         for deadline in deadlines:
+            if is_delivery(deadline.key) and deadline.due <= now:
+                # One job waiting per (encounter, webhook) is enough: it delivers all that
+                # pair is owed. Its marker is taken down as the job starts (`taken_up`), so
+                # what is appended after that gets a job of its own; the sweeper is the
+                # backstop for a job lost with its marker up.
+                marker = delivery_marker(encounter_id, deadline.key)
+                if not self._connection.set(marker, "1", nx=True, px=QUEUED_MARKER_MS):
+                    continue
             start = deadline.due - LEAD
             enqueue(self._queue, encounter_id, deadline, at=start if start > now else None)
+
+    def taken_up(self, encounter_id: str, key: str) -> None:
+        """A delivery job started: the next append for its pair schedules a job again."""
+        self._connection.delete(delivery_marker(encounter_id, key))
 
     async def schedule(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         """Called by the engine after an append that recorded deadlines. Never raises: the

@@ -84,7 +84,7 @@ class Sender:
                 timeout=httpx.Timeout(self.timeout),
                 follow_redirects=False,
                 trust_env=False,  # no proxy from the environment: the address is the checked one
-                limits=httpx.Limits(max_connections=8, max_keepalive_connections=4),
+                limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
             )
             self._clients[key] = client
         return client

@@ -29,7 +29,6 @@ from service.app.views import redacted_envelope
 from service.app.webhook_urls import resolve
 from service.app.webhooks import (
     Webhook,
-    Webhooks,
     delivery_id,
     delivery_payload,
     parse_key,
@@ -60,9 +59,11 @@ _timers: set[asyncio.Task[Any]] = set()
 
 
 def deliver_webhook(encounter_id: str, key: str, due: float) -> str:
-    """RQ's entry point: the outbox entry's identity in, the outcome's name out."""
+    """RQ's entry point: the outbox entry's identity in; its delivery goes on in this
+    process's loop (`_Courier.deliver`)."""
     process = runner()
     courier = _Courier.get()
+    process.dispatcher.taken_up(encounter_id, key)
     return process.call(courier.deliver(encounter_id, key))
 
 
@@ -84,6 +85,9 @@ class _Courier:
         self.schedule: Schedule = process.dispatcher.schedule
         self.schedule_soon = schedule_soon(self)
         self.retry_schedule = settings.webhook_retry_schedule or RETRY_SCHEDULE
+        # The pairs (encounter, webhook) being delivered in this process, and whether a job
+        # came for one meanwhile (its delivery then goes round once more).
+        self._running: dict[tuple[str, str], bool] = {}
 
     @classmethod
     def get(cls) -> _Courier:
@@ -91,9 +95,34 @@ class _Courier:
             cls._instance = cls()
         return cls._instance
 
-    async def deliver(self, stream: str, key: str) -> Delivered:
+    async def deliver(self, stream: str, key: str) -> Delivered | Literal["started"]:
+        """Start delivering what the pair of this entry is owed, in this process's loop,
+        and return: RQ's thread takes the next job while deliveries to many receivers go
+        on side by side (one pair at a time, in order). Should the process die, the
+        entries are still in the outbox for the sweeper."""
         webhook_id, _ = parse_key(key)
-        return await deliver_pending(self, stream, webhook_id)
+        pair = (stream, webhook_id)
+        if pair in self._running:
+            self._running[pair] = True
+            return "started"
+        self._running[pair] = False
+        task = asyncio.get_running_loop().create_task(self._pair(pair))
+        _timers.add(task)
+        task.add_done_callback(_timers.discard)
+        return "started"
+
+    async def _pair(self, pair: tuple[str, str]) -> None:
+        stream, webhook_id = pair
+        try:
+            again = True
+            while again:
+                self._running[pair] = False
+                await deliver_pending(self, stream, webhook_id)
+                again = self._running[pair]
+        except Exception:
+            _log.exception("delivering to webhook %s for %s failed", webhook_id, stream)
+        finally:
+            del self._running[pair]
 
 
 def schedule_soon(courier: _Courier) -> Callable[[str, str, float], None]:
@@ -113,10 +142,7 @@ def schedule_soon(courier: _Courier) -> Callable[[str, str, float], None]:
             await asyncio.sleep(delay)
             if armed.get(pair) == at:
                 del armed[pair]
-            try:
-                await deliver_pending(courier, stream, webhook_id)
-            except Exception:
-                _log.exception("delivering to webhook %s for %s failed", webhook_id, stream)
+            await courier.deliver(stream, f"{WEBHOOK}{webhook_id}:0")
 
         task = asyncio.get_running_loop().create_task(later())
         _timers.add(task)
@@ -129,9 +155,12 @@ async def deliver_pending(courier: Any, stream: str, webhook_id: str) -> Deliver
     """Deliver what the outbox owes the webhook for this encounter, oldest first, one
     delivery per lease (so a killed worker's lease lapses a delivery's time after it
     died). A job that finds another holding the lease leaves it to that one, which looks
-    again once it has let go, so an entry recorded meanwhile is not left behind."""
+    again once it has let go, so an entry recorded meanwhile is not left behind. The
+    outbox is read again once the entries read last are delivered."""
     lease = f"webhook:{stream}:{webhook_id}"
     started = time.monotonic()
+    owed: list[Deadline] = []
+    webhook: Webhook | None = None
     while True:
         if time.monotonic() - started > BUDGET:
             owed = await _owed(courier.engine, stream, webhook_id)
@@ -141,10 +170,14 @@ async def deliver_pending(courier: Any, stream: str, webhook_id: str) -> Deliver
         if not await courier.leases.take(lease):
             return "taken"
         try:
-            outcome = await _step(courier, stream, webhook_id)
+            if not owed:
+                owed = await _owed(courier.engine, stream, webhook_id)
+                webhook = None
+            outcome, webhook = await _step(courier, stream, webhook_id, owed, webhook)
         finally:
             await courier.leases.release(lease)
         if outcome == "next":
+            owed = owed[1:]
             continue
         if outcome == "done" and await _owed(courier.engine, stream, webhook_id):
             continue  # recorded while this job held the lease
@@ -158,29 +191,31 @@ async def _owed(engine: Engine, stream: str, webhook_id: str) -> list[Deadline]:
     return found
 
 
+Step = Literal["next", "done", "held", "gone", "disabled"]
+
+
 async def _step(
-    courier: Any, stream: str, webhook_id: str
-) -> Literal["next", "done", "held", "gone", "disabled"]:
-    """Deliver the oldest delivery owed, if it is due."""
-    engine: Engine = courier.engine
-    webhooks: Webhooks = courier.webhooks
-    owed = await _owed(engine, stream, webhook_id)
+    courier: Any, stream: str, webhook_id: str, owed: list[Deadline], webhook: Webhook | None
+) -> tuple[Step, Webhook | None]:
+    """Deliver the oldest delivery owed (`owed`, oldest first), if it is due; the webhook
+    as read for it, for the next step."""
     if not owed:
-        return "done"
+        return "done", webhook
     head = owed[0]
     if head.due - time.time() > EARLY:
         await _hold(courier, stream, webhook_id, owed, head.due)
-        return "held"
-    tenant, _ = split_stream(stream)
-    try:
-        webhook = await webhooks.webhook(tenant or "", webhook_id)
-    except NotFound:
-        await _drop(courier, stream, owed)
-        return "gone"
+        return "held", webhook
+    if webhook is None:
+        tenant, _ = split_stream(stream)
+        try:
+            webhook = await courier.webhooks.webhook(tenant or "", webhook_id)
+        except NotFound:
+            await _drop(courier, stream, owed)
+            return "gone", None
     if not webhook.enabled:
         await _drop(courier, stream, owed)
-        return "disabled"
-    return await _attempt(courier, webhook, stream, head, owed)
+        return "disabled", webhook
+    return await _attempt(courier, webhook, stream, head, owed), webhook
 
 
 async def _attempt(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +46,7 @@ class Receiver:
     scripts: dict[str, list[str]] = field(default_factory=dict)
     received: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    on_request: Callable[[], None] | None = None  # told of each request as it is read
 
     def fail_first(self, path: str, *outcomes: str) -> None:
         self.scripts[path] = list(outcomes)
@@ -75,6 +76,8 @@ def _app(receiver: Receiver) -> Starlette:
         body = await request.body()
         outcome = receiver._next_outcome(request.url.path)
         receiver._keep(request, body, outcome)
+        if receiver.on_request is not None:
+            receiver.on_request()
         if outcome == "500":
             return Response("no", status_code=500)
         if outcome == "timeout":
