@@ -50,7 +50,7 @@ AUDIT_QUEUE = "fray-audits"
 AUDIT = "workers.audits.audit_encounter"
 WEBHOOK_QUEUE = "fray-webhooks"
 DELIVER = "workers.webhooks.deliver_webhook"
-QUEUED_MARKER_MS = 30_000  # a marker outlives its job's wait in a queue that keeps up
+QUEUED_MARKER_MS = 10_000  # a marker outlives its job's wait in a queue that keeps up
 DELIVER_TIMEOUT = 120  # seconds; a job delivers for up to `workers.webhooks.BUDGET`
 AUDIT_TIMEOUT = 600  # seconds; an audit re-decides every command of the stream
 # A job that fails for a passing reason (Redis away) runs again; the sweeper is the backstop.
