@@ -145,10 +145,11 @@ class Dispatcher:
         now = time.time()
         for deadline in deadlines:
             if is_delivery(deadline.key) and deadline.due <= now:
-                # One job waiting per (encounter, webhook) is enough: it delivers all that
-                # pair is owed. Its marker is taken down as the job starts (`taken_up`), so
-                # what is appended after that gets a job of its own; the sweeper is the
-                # backstop for a job lost with its marker up.
+                # One job per (encounter, webhook) is enough, waiting or running: it
+                # delivers all that pair is owed. Its marker is taken down when the job
+                # has delivered all it found (`taken_up`), and the job then reads the
+                # outbox once more; the sweeper is the backstop for a job lost with its
+                # marker up.
                 marker = delivery_marker(encounter_id, deadline.key)
                 if not self._connection.set(marker, "1", nx=True, px=QUEUED_MARKER_MS):
                     continue
@@ -156,7 +157,7 @@ class Dispatcher:
             enqueue(self._queue, encounter_id, deadline, at=start if start > now else None)
 
     def taken_up(self, encounter_id: str, key: str) -> None:
-        """A delivery job started: the next append for its pair schedules a job again."""
+        """A delivery job is done: the next append for its pair schedules a job again."""
         self._connection.delete(delivery_marker(encounter_id, key))
 
     async def schedule(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:

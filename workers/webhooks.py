@@ -33,6 +33,7 @@ from service.app.webhooks import (
     delivery_payload,
     parse_key,
 )
+from service.deciding import Loaded
 from service.domain.deadlines import WEBHOOK
 from service.domain.envelope import Envelope
 from service.domain.errors import FrayError, NotFound
@@ -56,6 +57,8 @@ Schedule = Callable[[str, list[Deadline]], Any]
 
 _log = logging.getLogger("fray.workers")
 _timers: set[asyncio.Task[Any]] = set()
+_states: dict[str, Loaded] = {}  # the state each encounter's events were last redacted with
+STATES = 1024
 
 
 def deliver_webhook(encounter_id: str, key: str, due: float) -> str:
@@ -63,7 +66,6 @@ def deliver_webhook(encounter_id: str, key: str, due: float) -> str:
     process's loop (`_Courier.deliver`)."""
     process = runner()
     courier = _Courier.get()
-    process.dispatcher.taken_up(encounter_id, key)
     return process.call(courier.deliver(encounter_id, key))
 
 
@@ -83,6 +85,7 @@ class _Courier:
         self.leases = Leases(process.client, ttl_ms=int(ttl * 1000))
         self.metrics = WebhookMetrics(process.client)
         self.schedule: Schedule = process.dispatcher.schedule
+        self.taken_up = process.dispatcher.taken_up
         self.schedule_soon = schedule_soon(self)
         self.retry_schedule = settings.webhook_retry_schedule or RETRY_SCHEDULE
         # The pairs (encounter, webhook) being delivered in this process, and whether a job
@@ -112,13 +115,22 @@ class _Courier:
         return "started"
 
     async def _pair(self, pair: tuple[str, str]) -> None:
+        """Deliver until the pair is owed nothing due. Appends meanwhile enqueue no job
+        (the pair's queued marker is up); once done, the marker is taken down and the
+        outbox read once more, so what an append recorded before that is not left for
+        the sweeper."""
         stream, webhook_id = pair
+        key = f"{WEBHOOK}{webhook_id}:0"
         try:
             again = True
             while again:
                 self._running[pair] = False
-                await deliver_pending(self, stream, webhook_id)
+                outcome = await deliver_pending(self, stream, webhook_id)
                 again = self._running[pair]
+                if not again:
+                    await asyncio.to_thread(self.taken_up, stream, key)
+                    # A holder elsewhere ("taken") looks again itself once it lets go.
+                    again = outcome == "done" and bool(await _owed(self.engine, stream, webhook_id))
         except Exception:
             _log.exception("delivering to webhook %s for %s failed", webhook_id, stream)
         finally:
@@ -258,10 +270,12 @@ async def _attempt(
     )
     if answer.ok:
         await engine.store.clear_deadline(stream, head.key, head.due, head.payload)
-        await courier.webhooks.succeeded(webhook)
         latency = None if redelivery else max(0.0, now - event_time)
-        await courier.metrics.outcome("delivered", latency)
-        await _log_record(courier, webhook, record, "delivered", None)
+        await asyncio.gather(  # bookkeeping, side by side
+            courier.webhooks.succeeded(webhook),
+            courier.metrics.outcome("delivered", latency),
+            _log_record(courier, webhook, record, "delivered", None),
+        )
         return "next"
     disabled = await courier.webhooks.failed(webhook)
     if disabled:
@@ -337,10 +351,17 @@ async def _event(
     stored: list[StoredEvent] = await engine.store.read(stream, after=version - 1, up_to=version)
     if not stored:
         return None
-    try:
-        loaded = await engine.load(stream)
-    except FrayError:
-        return None
+    loaded = _states.get(stream)
+    if loaded is None or loaded.version < version:
+        # As SSE does: redact against a state at least as new as the event (its options
+        # and sides), loaded again only when the stream has passed it.
+        try:
+            loaded = await engine.load(stream)
+        except FrayError:
+            return None
+        _states[stream] = loaded
+        while len(_states) > STATES:
+            _states.pop(next(iter(_states)))
     envelope = Envelope.from_body(stored[0].body)
     seen = redacted_envelope(loaded.ruleset, envelope, webhook.actor(), loaded.state)
     if seen is None or not webhook.matches(stream, str(seen.get("type"))):

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -33,7 +34,7 @@ class Received:
     outcome: str  # "ok", "500", "timeout", "drop"
     at: float
 
-    @property
+    @cached_property
     def delivery(self) -> dict[str, Any]:
         parsed: dict[str, Any] = orjson.loads(self.body)
         return parsed
