@@ -34,7 +34,8 @@ import redis.asyncio as aioredis
 
 from bench.core import Outcome
 from bench.report import Row, progress, verdict
-from service.app.webhooks import Webhooks, WebhookSpec
+from service.app.webhook_models import WebhookSpec
+from service.app.webhooks import Webhooks
 from service.deciding import CommandRequest
 from service.dispatch import Dispatcher
 from service.domain.context import GM

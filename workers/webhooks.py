@@ -26,13 +26,13 @@ from typing import Any, Literal
 import orjson
 
 from service.app.views import redacted_envelope
-from service.app.webhook_urls import resolve
-from service.app.webhooks import (
+from service.app.webhook_models import (
     Webhook,
     delivery_id,
     delivery_payload,
     parse_key,
 )
+from service.app.webhook_urls import resolve
 from service.deciding import Loaded
 from service.domain.deadlines import WEBHOOK
 from service.domain.envelope import Envelope

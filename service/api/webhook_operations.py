@@ -23,7 +23,8 @@ from service.api.webhook_replies import (
     WebhookDelivery,
     WebhookList,
 )
-from service.app.webhooks import MAX_DELIVERIES, WebhookPatch, WebhookSpec
+from service.app.webhook_models import WebhookPatch, WebhookSpec
+from service.app.webhooks import MAX_DELIVERIES
 
 WEBHOOK_ID = "/v1/webhooks/{webhook_id}"
 WEBHOOK_PARAM = Param(

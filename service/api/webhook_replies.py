@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from service.app.webhooks import PlayerView
+from service.app.webhook_models import PlayerView
 
 
 class Webhook(BaseModel):

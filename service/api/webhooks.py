@@ -9,7 +9,8 @@ from starlette.responses import Response
 from service.api.access import encounters_of
 from service.api.bodies import json_body, query_int
 from service.api.responses import JSONResponse
-from service.app.webhooks import MAX_DELIVERIES, WebhookPatch, Webhooks, WebhookSpec
+from service.app.webhook_models import WebhookPatch, WebhookSpec
+from service.app.webhooks import MAX_DELIVERIES, Webhooks
 
 
 def webhooks_of(request: Request) -> Webhooks:

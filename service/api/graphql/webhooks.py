@@ -12,7 +12,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from service.api.graphql.context import Context
-from service.app.webhooks import WebhookPatch, WebhookSpec, parse_spec
+from service.app.webhook_models import WebhookPatch, WebhookSpec, parse_spec
 
 
 @strawberry.type(name="Webhook", description="A webhook subscription, without its secret.")
