@@ -2,7 +2,8 @@
 
 Suites: core (store appends, loads, the fold); api (REST and GraphQL commands against
 minimal baselines, SSE fan-out; needs wrk); receipts (what signing receipts costs the REST
-command path; needs wrk); workers (deadline lateness with `fray worker` processes). With
+command path; needs wrk); workers (deadline lateness with `fray worker` processes);
+webhooks (delivery latency and rate with a `fray worker` and a local receiver). With
 no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
@@ -17,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core, receipts, workers
+from bench import api, core, receipts, webhooks, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -43,11 +44,16 @@ def _workers(args: argparse.Namespace) -> core.Outcome:
     return workers.run(workers.Settings.quick() if args.quick else workers.Settings())
 
 
+def _webhooks(args: argparse.Namespace) -> core.Outcome:
+    return webhooks.run(webhooks.Settings.quick() if args.quick else webhooks.Settings())
+
+
 SUITES: dict[str, Suite] = {
     "core": _core,
     "api": _api,
     "receipts": _receipts,
     "workers": _workers,
+    "webhooks": _webhooks,
 }
 
 

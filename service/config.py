@@ -33,6 +33,16 @@ class Settings:
     # FRAY_RETENTION_DAYS: how long an ended or archived encounter is kept after its last
     # write; None keeps every encounter for ever.
     retention_days: float | None = None
+    # FRAY_WEBHOOK_ALLOW_PRIVATE: webhook URLs may be http and name private, loopback and
+    # link-local addresses (development and tests only: docs/api.md, "Webhooks").
+    webhook_allow_private: bool = False
+    # FRAY_WEBHOOK_DISABLE_AFTER: failed delivery attempts in a row that disable a webhook.
+    webhook_disable_after: int = 20
+    # FRAY_WEBHOOK_TIMEOUT: seconds a receiver has to answer a delivery.
+    webhook_timeout: float = 10.0
+    # FRAY_WEBHOOK_RETRY_SCHEDULE: seconds before each retry, e.g. "1,5,30"; () for the
+    # default (workers.webhooks.RETRY_SCHEDULE).
+    webhook_retry_schedule: tuple[float, ...] = ()
 
     @property
     def retention(self) -> float | None:
@@ -53,6 +63,20 @@ class Settings:
             rate_limit=int(os.environ.get("FRAY_RATE_LIMIT", DEFAULT_RATE_LIMIT)),
             retention_days=_retention_days(os.environ.get("FRAY_RETENTION_DAYS") or None),
             cors_origins=parse_origins(os.environ.get("FRAY_CORS_ORIGINS", "")),
+            webhook_allow_private=_flag(
+                "FRAY_WEBHOOK_ALLOW_PRIVATE", os.environ.get("FRAY_WEBHOOK_ALLOW_PRIVATE", "")
+            ),
+            webhook_disable_after=_positive(
+                "FRAY_WEBHOOK_DISABLE_AFTER", os.environ.get("FRAY_WEBHOOK_DISABLE_AFTER", "20")
+            ),
+            webhook_timeout=_seconds(
+                "FRAY_WEBHOOK_TIMEOUT", os.environ.get("FRAY_WEBHOOK_TIMEOUT", "10")
+            ),
+            webhook_retry_schedule=tuple(
+                _seconds("FRAY_WEBHOOK_RETRY_SCHEDULE", part)
+                for part in os.environ.get("FRAY_WEBHOOK_RETRY_SCHEDULE", "").split(",")
+                if part.strip()
+            ),
         )
 
 
@@ -105,3 +129,32 @@ def _retention_days(text: str | None) -> float | None:
             f"FRAY_RETENTION_DAYS must be a positive number of days (e.g. 30 or 0.5), not {text!r}"
         )
     return days
+
+
+def _flag(name: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise ConfigError(f"{name} must be true or false, not {text!r}")
+
+
+def _positive(name: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"{name} must be a whole number of 1 or more, not {text!r}")
+    return value
+
+
+def _seconds(name: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise ConfigError(f"{name} must be a positive number of seconds, not {text!r}")
+    return value

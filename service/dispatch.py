@@ -41,13 +41,17 @@ import redis
 from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 
-from service.domain.deadlines import is_audit
+from service.domain.deadlines import WEBHOOK, is_audit, is_delivery
 from service.store.events import Deadline, score_text
 
 QUEUE = "fray-deadlines"
 FIRE = "workers.jobs.fire_deadline"
 AUDIT_QUEUE = "fray-audits"
 AUDIT = "workers.audits.audit_encounter"
+WEBHOOK_QUEUE = "fray-webhooks"
+DELIVER = "workers.webhooks.deliver_webhook"
+QUEUED_MARKER_MS = 10_000  # a marker outlives its job's wait in a queue that keeps up
+DELIVER_TIMEOUT = 120  # seconds; a job delivers for up to `workers.webhooks.BUDGET`
 AUDIT_TIMEOUT = 600  # seconds; an audit re-decides every command of the stream
 # A job that fails for a passing reason (Redis away) runs again; the sweeper is the backstop.
 RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
@@ -92,9 +96,20 @@ def audit_queue(connection: redis.Redis) -> Queue:
     return Queue(AUDIT_QUEUE, connection=connection, serializer=JSONSerializer)
 
 
+def delivery_marker(encounter_id: str, key: str) -> str:
+    """Set while a delivery job for the (encounter, webhook) of `key` waits in the queue."""
+    webhook_id = key.removeprefix(WEBHOOK).rpartition(":")[0]
+    return f"fray:webhook-queued:{{{encounter_id}}}:{webhook_id}"
+
+
+def webhook_queue(connection: redis.Redis) -> Queue:
+    return Queue(WEBHOOK_QUEUE, connection=connection, serializer=JSONSerializer)
+
+
 def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | None) -> None:
     """Schedule the deadline's job for the time `at`, or (None) put it on the queue at once;
-    an audit goes on the audit queue (beside `queue`, on its Redis) at once."""
+    an audit goes on the audit queue (beside `queue`, on its Redis) at once, a webhook
+    delivery on the webhook queue (at once, or at its retry's time)."""
     options = {
         "args": (encounter_id, deadline.key, deadline.due),
         "job_id": job_id(encounter_id, deadline),
@@ -106,6 +121,13 @@ def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | 
     if is_audit(deadline.key):
         options.update(job_timeout=AUDIT_TIMEOUT, description=f"audit of {encounter_id}")
         audit_queue(queue.connection).enqueue(AUDIT, **options)
+    elif is_delivery(deadline.key):
+        options.update(job_timeout=DELIVER_TIMEOUT, description=f"{deadline.key} of {encounter_id}")
+        deliveries = webhook_queue(queue.connection)
+        if deadline.due > time.time():
+            deliveries.enqueue_at(datetime.fromtimestamp(deadline.due, UTC), DELIVER, **options)
+        else:
+            deliveries.enqueue(DELIVER, **options)
     elif at is None:
         queue.enqueue(FIRE, **options)
     else:
@@ -122,8 +144,21 @@ class Dispatcher:
     def schedule_now(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         now = time.time()
         for deadline in deadlines:
+            if is_delivery(deadline.key) and deadline.due <= now:
+                # One job per (encounter, webhook) is enough, waiting or running: it
+                # delivers all that pair is owed. Its marker is taken down when the job
+                # has delivered all it found (`taken_up`), and the job then reads the
+                # outbox once more; the sweeper is the backstop for a job lost with its
+                # marker up.
+                marker = delivery_marker(encounter_id, deadline.key)
+                if not self._connection.set(marker, "1", nx=True, px=QUEUED_MARKER_MS):
+                    continue
             start = deadline.due - LEAD
             enqueue(self._queue, encounter_id, deadline, at=start if start > now else None)
+
+    def taken_up(self, encounter_id: str, key: str) -> None:
+        """A delivery job is done: the next append for its pair schedules a job again."""
+        self._connection.delete(delivery_marker(encounter_id, key))
 
     async def schedule(self, encounter_id: str, deadlines: Sequence[Deadline]) -> None:
         """Called by the engine after an append that recorded deadlines. Never raises: the

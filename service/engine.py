@@ -111,6 +111,9 @@ class Preview:
 
 
 DeadlineHook = Callable[[str, list[Deadline]], Awaitable[None]]
+# The outbox entries an append's envelopes owe besides its deadlines (webhook deliveries:
+# `service.app.webhooks.Webhooks.outbox_entries`): the stream, the envelopes, `armed`.
+OutboxHook = Callable[[str, list[Envelope], int], Awaitable[list[Deadline]]]
 
 
 @dataclass
@@ -123,6 +126,9 @@ class Engine:
     # Told of the deadlines each append recorded (the API schedules their jobs with it);
     # they are in the store's outbox either way.
     on_deadlines: DeadlineHook | None = None
+    # Written by the same append script as the events, so an event's deliveries are owed
+    # as surely as it is stored; scheduled through `on_deadlines` like any deadline.
+    deliveries: OutboxHook | None = None
     _cache: OrderedDict[str, Loaded] = field(default_factory=OrderedDict)
     _seeds: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     _locks: dict[str, _Gate] = field(default_factory=dict)
@@ -348,6 +354,8 @@ class Engine:
             # it): audit it, durably, whatever dies next (docs/architecture.md).
             changes.append(audit_due(iso(now)))
         deadlines, cancels = outbox_entries(encounter_id, changes, armed)
+        if self.deliveries is not None and envelopes:
+            deadlines.extend(await self.deliveries(encounter_id, envelopes, armed))
         stored = [stored_of(e) for e in envelopes]
         try:
             check_recordable(

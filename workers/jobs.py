@@ -31,11 +31,12 @@ import orjson
 import redis.asyncio as aioredis
 
 from service.app.encounters import Encounters
+from service.app.webhooks import Webhooks
 from service.config import Settings
 from service.deadline_metrics import DeadlineMetrics
 from service.deciding import CommandRequest
 from service.dispatch import Dispatcher, job_id
-from service.domain.deadlines import is_audit
+from service.domain.deadlines import fires_command
 from service.domain.errors import FrayError
 from service.domain.timefmt import iso, parse_iso
 from service.engine import Engine
@@ -43,6 +44,8 @@ from service.store.clients import redis_client
 from service.store.events import Deadline, score_text
 from service.store.protocol import Store
 from service.store.redis_store import EventStore
+from service.store.webhooks import WebhookStore
+from service.webhook_metrics import WebhookMetrics
 
 Fired = Literal["fired", "duplicate", "refused", "postponed", "moved", "early", "taken", "armed"]
 MAX_EARLY = 5.0  # seconds a job waits for its deadline; jobs start up to LEAD + 1 s early
@@ -89,9 +92,22 @@ class _Runner:
         # A firing's own append may start a clock (the next turn's, after a timeout): it is
         # scheduled like any client's, or it would wait for the sweeper.
         self._dispatcher = Dispatcher(settings.queue_redis_url)
+        self._settings = settings
+        # Its firings' events owe webhook deliveries as a client's do (a timeout starts the
+        # next turn: `turn-started`).
+        store = EventStore(self._client, retention=settings.retention)
+        self._webhooks = Webhooks(
+            WebhookStore(self._client),
+            outbox=store,
+            allow_private=settings.webhook_allow_private,
+            disable_after=settings.webhook_disable_after,
+            schedule=self._dispatcher.schedule,
+            metrics=WebhookMetrics(self._client),
+        )
         self._engine = Engine(
-            EventStore(self._client, retention=settings.retention),
-            on_deadlines=self._dispatcher.schedule,
+            store,
+            on_deadlines=self._webhooks.scheduling(self._dispatcher.schedule),
+            deliveries=self._webhooks.outbox_entries,
         )
         self._metrics = DeadlineMetrics(self._client)
         self._leases = Leases(self._client)
@@ -117,6 +133,18 @@ class _Runner:
     @property
     def client(self) -> aioredis.Redis:
         return self._client
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def webhooks(self) -> Webhooks:
+        return self._webhooks
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        return self._dispatcher
 
     def call(self, work: Coroutine[Any, Any, T]) -> T:
         """Run `work` in this process's event loop (RQ's thread waits for it)."""
@@ -256,9 +284,10 @@ async def drain(
                 return "refused"
 
     due_now = await engine.store.due_deadlines(now, limit=limit)
-    # Audits wait in the outbox too, but are the audit queue's (`workers.audits`).
+    # Audits and webhook deliveries wait in the outbox too, but are their own queues'
+    # (`workers.audits`, `workers.webhooks`).
     outcomes = await asyncio.gather(
-        *(one(e, d.key, d.due) for e, d in due_now if (e, d.key) != skip and not is_audit(d.key))
+        *(one(e, d.key, d.due) for e, d in due_now if (e, d.key) != skip and fires_command(d.key))
     )
     return outcomes.count("fired")
 

@@ -1,5 +1,5 @@
-"""`fray worker`: an RQ worker with RQ's scheduler (deadlines, then audits), and the outbox
-sweeper beside it."""
+"""`fray worker`: an RQ worker with RQ's scheduler (deadlines, then webhook deliveries, then
+audits), and the outbox sweeper beside it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from service.dispatch import audit_queue, deadline_queue
+from service.dispatch import audit_queue, deadline_queue, webhook_queue
 from workers.sweeper import INTERVAL, Sweeper
 
 
@@ -29,8 +29,9 @@ def run_worker(
     os.environ["FRAY_REDIS_URL"] = settings.redis_url
     os.environ["FRAY_QUEUE_REDIS_URL"] = settings.queue_redis_url
     connection = redis.Redis.from_url(settings.queue_redis_url)
-    # RQ takes the next job from the first queue that has one: deadlines before audits.
-    queues = [deadline_queue(connection), audit_queue(connection)]
+    # RQ takes the next job from the first queue that has one: deadlines, then webhook
+    # deliveries, then audits (an audit re-decides a whole stream).
+    queues = [deadline_queue(connection), webhook_queue(connection), audit_queue(connection)]
     worker = SimpleWorker(queues, connection=connection, serializer=JSONSerializer)
     sweeper = Sweeper(settings.redis_url, connection, interval=sweep_interval)
     sweeper.start()

@@ -29,8 +29,8 @@ from collections.abc import Callable
 import redis
 from rq import Queue
 
-from service.dispatch import deadline_queue, enqueue, job_id
-from service.domain.deadlines import is_audit
+from service.dispatch import deadline_queue, delivery_marker, enqueue, job_id
+from service.domain.deadlines import is_audit, is_delivery
 from service.store.clients import redis_client
 from service.store.protocol import Store
 from service.store.redis_store import EventStore
@@ -49,7 +49,14 @@ async def sweep_once(
     """Enqueue the deadlines overdue by more than `grace`; the job ids enqueued."""
     enqueued: list[str] = []
     marker_store: redis.Redis = queue.connection
+    pairs: set[str] = set()
     for encounter_id, deadline in await store.due_deadlines(now - grace, limit=batch):
+        if is_delivery(deadline.key):
+            # One job delivers all that an (encounter, webhook) pair is owed, in order.
+            pair = delivery_marker(encounter_id, deadline.key)
+            if pair in pairs:
+                continue
+            pairs.add(pair)
         job = job_id(encounter_id, deadline)
         if marker_store.hget(f"rq:job:{job}", "status") == b"queued":
             continue  # waiting its turn behind other jobs: it will run
@@ -59,7 +66,7 @@ async def sweep_once(
         enqueued.append(job)
         _log.warning(
             "%s of %s was %.1f s overdue; enqueued it",
-            "audit" if is_audit(deadline.key) else f"deadline {deadline.key}",
+            "audit" if is_audit(deadline.key) else deadline.key,
             encounter_id,
             now - deadline.due,
         )

@@ -117,6 +117,11 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "`GET /v1/rulesets/{name}` of a ruleset this Fray does not run; `details.valid` lists "
         "the ones it does.",
     ),
+    ErrorKind(
+        404,
+        ("webhook/not-found", "webhook/delivery-not-found"),
+        "Unknown webhook (another tenant's included), or a delivery its log does not hold.",
+    ),
     ErrorKind(405, ("route/method-not-allowed",), ""),
     ErrorKind(
         409,
@@ -157,7 +162,23 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         ("dice/roll-already-submitted",),
         "A `submit-roll` for a roll request whose dice are already in.",
     ),
+    ErrorKind(
+        409,
+        ("webhook/disabled", "webhook/delivery-pending"),
+        'A redelivery to a disabled webhook (enable it with `PATCH {"enabled": true}` '
+        "first), or of an event that is already waiting to be delivered to it.",
+    ),
     ErrorKind(413, ("request/too-large",), "The body is over `FRAY_MAX_BODY` (64 KiB)."),
+    ErrorKind(
+        422,
+        ("webhook/bad-url", "webhook/private-address", "webhook/unresolvable-host"),
+        "A webhook URL Fray will not call: not `https` (or `http` with "
+        "`FRAY_WEBHOOK_ALLOW_PRIVATE=true`), no host, a user name in it; a host that "
+        "resolves to any address that is not public (private, loopback, link-local, "
+        "multicast, reserved, unspecified, IPv4 inside IPv6 included); or one that does not "
+        "resolve. Checked at registration and again before each delivery.",
+    ),
+    ErrorKind(422, ("webhook/too-many",), "A tenant has 100 webhooks at most."),
     ErrorKind(
         422,
         ("turn/not-your-turn", "auth/not-your-combatant"),

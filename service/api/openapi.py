@@ -20,19 +20,26 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from starlette.requests import Request
 from starlette.responses import Response
 
+from service.api import operations
 from service.api.command_schemas import command_components
 from service.api.operations import (
     JSON,
-    OPERATIONS,
     REF,
-    REQUEST_MODELS,
-    RESPONSE_MODELS,
     Operation,
     Reply,
     with_unavailable,
 )
 from service.api.replies import Error
+from service.api.webhook_operations import (
+    WEBHOOK_OPERATIONS,
+    WEBHOOK_REQUEST_MODELS,
+    WEBHOOK_RESPONSE_MODELS,
+)
 from service.rules.registry import RULESETS
+
+OPERATIONS: tuple[Operation, ...] = (*operations.OPERATIONS, *WEBHOOK_OPERATIONS)
+REQUEST_MODELS = (*operations.REQUEST_MODELS, *WEBHOOK_REQUEST_MODELS)
+RESPONSE_MODELS = (*operations.RESPONSE_MODELS, *WEBHOOK_RESPONSE_MODELS)
 
 # --- the document --------------------------------------------------------------------------
 
@@ -90,9 +97,10 @@ def _response(reply: Reply, refs: dict[tuple[type[BaseModel], str], Any]) -> dic
         schema = refs[(reply.model, "serialization")]
     else:
         schema = reply.schema or {}
-    content = {reply.media: {"schema": schema}}
-    content.update({media: {"schema": s} for media, s in reply.alternatives})
-    out["content"] = content
+    if reply.media:  # none for a reply without a body (204)
+        content = {reply.media: {"schema": schema}}
+        content.update({media: {"schema": s} for media, s in reply.alternatives})
+        out["content"] = content
     if reply.links:
         out["links"] = reply.links
     return out
@@ -161,6 +169,7 @@ def _document() -> str:
             {"name": "events"},
             {"name": "receipts"},
             {"name": "tokens"},
+            {"name": "webhooks"},
             {"name": "operations"},
         ],
         "security": [{"tenantKey": []}, {"encounterToken": []}],

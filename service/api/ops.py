@@ -13,6 +13,7 @@ from service.app.metrics import Metrics
 from service.audit_metrics import AuditMetrics
 from service.deadline_metrics import DeadlineMetrics
 from service.rules.registry import RULESETS
+from service.webhook_metrics import WebhookMetrics
 
 PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -32,10 +33,12 @@ async def readyz(request: Request) -> JSONResponse:
 
 async def metrics(request: Request) -> PlainTextResponse:
     registry: Metrics = request.app.state.metrics
-    # What every worker did with deadlines and audits, kept in Redis, and what is pending.
+    # What every worker did with deadlines, audits and webhook deliveries, kept in Redis,
+    # and what is pending.
     deadlines = await DeadlineMetrics(request.app.state.redis).render(time.time())
     audits = await AuditMetrics(request.app.state.redis).render()
-    text = registry.render() + "\n".join([*deadlines, *audits]) + "\n"
+    webhooks = await WebhookMetrics(request.app.state.redis).render()
+    text = registry.render() + "\n".join([*deadlines, *audits, *webhooks]) + "\n"
     return PlainTextResponse(text, media_type=PROMETHEUS)
 
 

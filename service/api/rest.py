@@ -8,9 +8,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from service.api import commands, encounters, events, keys, openapi, preview
+from service.api import commands, encounters, events, keys, openapi, preview, webhooks
 
 ENCOUNTER = "/v1/encounters/{encounter_id}"
+WEBHOOK = "/v1/webhooks/{webhook_id}"
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
@@ -42,5 +43,14 @@ routes: list[BaseRoute] = [
     Route(f"{ENCOUNTER}/seed", encounters.get_seed, methods=["GET"]),
     Route(f"{ENCOUNTER}/export", encounters.export, methods=["GET"]),
     Route(f"{ENCOUNTER}/audit", encounters.get_audit, methods=["GET"]),
+    by_method("/v1/webhooks", POST=webhooks.create_webhook, GET=webhooks.list_webhooks),
+    by_method(
+        WEBHOOK,
+        GET=webhooks.get_webhook,
+        PATCH=webhooks.update_webhook,
+        DELETE=webhooks.delete_webhook,
+    ),
+    Route(f"{WEBHOOK}/deliveries", webhooks.list_deliveries, methods=["GET"]),
+    Route(f"{WEBHOOK}/deliveries/{{delivery_id}}/redeliver", webhooks.redeliver, methods=["POST"]),
     Route("/openapi.json", openapi.openapi_json, methods=["GET"]),
 ]

@@ -24,6 +24,7 @@ from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
 from service.app.receipts import Signer
 from service.app.tickets import Tickets
+from service.app.webhooks import Webhooks
 from service.config import Settings
 from service.dispatch import Dispatcher
 from service.engine import Engine
@@ -31,6 +32,8 @@ from service.store.clients import redis_client
 from service.store.multiplex import Multiplexed
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
+from service.store.webhooks import WebhookStore
+from service.webhook_metrics import WebhookMetrics
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -49,9 +52,20 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state.multiplexed = Multiplexed.from_url(settings.redis_url)
         # Each deadline an append records is scheduled as an RQ job on the queue's Redis.
         state.dispatcher = Dispatcher(settings.queue_redis_url)
+        state.webhook_metrics = WebhookMetrics(state.redis)
+        store = EventStore(state.redis, multiplexed=state.multiplexed, retention=settings.retention)
+        state.webhooks = Webhooks(
+            WebhookStore(state.redis),
+            outbox=store,
+            allow_private=settings.webhook_allow_private,
+            disable_after=settings.webhook_disable_after,
+            schedule=state.dispatcher.schedule,
+            metrics=state.webhook_metrics,
+        )
         state.engine = Engine(
-            EventStore(state.redis, multiplexed=state.multiplexed, retention=settings.retention),
-            on_deadlines=state.dispatcher.schedule,
+            store,
+            on_deadlines=state.webhooks.scheduling(state.dispatcher.schedule),
+            deliveries=state.webhooks.outbox_entries,
         )
         state.hub = StreamHub(lambda: redis_client(settings.redis_url))
         state.auth = Auth(settings)

@@ -25,6 +25,9 @@ from service.domain.roll_requests import ROLLS_DEADLINE, CommandReleased, RollRe
 from service.domain.table import Table
 
 AUDIT = "audit"
+# A webhook delivery an append owes: "webhook:<webhook id>:<version>" (service.app.webhooks),
+# delivered by its own worker job, never fired as a command.
+WEBHOOK = "webhook:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,15 @@ def audit_due(at: str) -> DeadlineChange:
 
 def is_audit(key: str) -> bool:
     return key == AUDIT
+
+
+def is_delivery(key: str) -> bool:
+    return key.startswith(WEBHOOK)
+
+
+def fires_command(key: str) -> bool:
+    """Whether the outbox entry is a deadline a worker fires as a system command."""
+    return not (is_audit(key) or is_delivery(key))
 
 
 def deadline_changes(events: list[Event], armed: int, streak: int = 0) -> list[DeadlineChange]:

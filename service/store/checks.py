@@ -106,6 +106,16 @@ def check_append(
         raise InvalidArgument(f"deadlines both set and cancelled in one append: {sorted(both)}")
 
 
+def check_deadline(encounter_id: str, deadline: Deadline, key: str | None = None) -> None:
+    """A deadline set outside an append: a key, a due time; a move keeps its key."""
+    check_encounter_id(encounter_id)
+    if not deadline.key:
+        raise InvalidArgument("deadline keys must not be empty")
+    if key is not None and deadline.key != key:
+        raise InvalidArgument(f"a moved deadline keeps its key: {key!r}, not {deadline.key!r}")
+    check_due(deadline.due)
+
+
 def check_read(after: int, limit: int | None) -> None:
     if after < 0:
         raise InvalidArgument(f"after must not be negative, got {after}")

@@ -256,6 +256,34 @@ class MemoryStore(Store):
         self._sync_index(encounter_id, encounter)
         return True
 
+    async def move_deadline(
+        self, encounter_id: str, key: str, due: float, payload: bytes, to: Deadline
+    ) -> bool:
+        checks.check_deadline(encounter_id, to, key)
+        due = check_due(due)
+        await _round_trip()
+        encounter = self._live(encounter_id)
+        pending = encounter.outbox.get(key) if encounter else None
+        if encounter is None or pending is None or pending.due != due:
+            return False
+        if pending.payload != payload:
+            return False
+        encounter.outbox[key] = Deadline(key, check_due(to.due), to.payload)
+        self._sync_index(encounter_id, encounter)
+        return True
+
+    async def add_deadline(self, encounter_id: str, deadline: Deadline) -> bool:
+        checks.check_deadline(encounter_id, deadline)
+        await _round_trip()
+        encounter = self._live(encounter_id)
+        if encounter is None or deadline.key in encounter.outbox:
+            return False
+        encounter.outbox[deadline.key] = Deadline(
+            deadline.key, check_due(deadline.due), deadline.payload
+        )
+        self._sync_index(encounter_id, encounter)
+        return True
+
     def _retain(self, encounter: _Encounter) -> None:
         if self._retention is not None and encounter.status in RETAINED:
             encounter.expires = self._clock() + self._retention

@@ -103,6 +103,18 @@ class Store(Protocol):
         given its `payload`, been set again with another payload); True if removed."""
         ...
 
+    async def move_deadline(
+        self, encounter_id: str, key: str, due: float, payload: bytes, to: Deadline
+    ) -> bool:
+        """Move a pending deadline still at `due` with `payload` to `to` (its due time and
+        payload; the same key), e.g. a webhook delivery to retry later; True if moved."""
+        ...
+
+    async def add_deadline(self, encounter_id: str, deadline: Deadline) -> bool:
+        """Add a deadline outside an append (a webhook redelivery), unless its key is
+        pending or the encounter is unknown; True if added."""
+        ...
+
     async def put_ticket(
         self, encounter_id: str, ticket_id: str, payload: bytes, ttl_ms: int
     ) -> None:

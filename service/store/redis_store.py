@@ -86,6 +86,8 @@ class EventStore(Store):
         self._create = client.register_script(scripts.CREATE)
         self._append = client.register_script(scripts.APPEND)
         self._clear_deadline = client.register_script(scripts.CLEAR_DEADLINE)
+        self._move_deadline = client.register_script(scripts.MOVE_DEADLINE)
+        self._add_deadline = client.register_script(scripts.ADD_DEADLINE)
         self._outbox_range = client.register_script(scripts.OUTBOX_RANGE)
         self._save_at_version = client.register_script(scripts.SAVE_AT_VERSION)
         self._archive = client.register_script(scripts.ARCHIVE)
@@ -239,6 +241,38 @@ class EventStore(Store):
             args.append(payload)
         reply = await self._clear_deadline(
             keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
+        )
+        return bool(int(reply))
+
+    async def move_deadline(
+        self, encounter_id: str, key: str, due: float, payload: bytes, to: Deadline
+    ) -> bool:
+        keys = encounter_keys(encounter_id)
+        checks.check_deadline(encounter_id, to, key)
+        args: list[str | bytes] = [
+            key,
+            score_text(due),
+            encounter_id,
+            payload,
+            score_text(to.due),
+            to.payload,
+        ]
+        reply = await self._move_deadline(
+            keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
+        )
+        return bool(int(reply))
+
+    async def add_deadline(self, encounter_id: str, deadline: Deadline) -> bool:
+        keys = encounter_keys(encounter_id)
+        checks.check_deadline(encounter_id, deadline)
+        args: list[str | bytes] = [
+            deadline.key,
+            score_text(deadline.due),
+            encounter_id,
+            deadline.payload,
+        ]
+        reply = await self._add_deadline(
+            keys=[keys.meta, keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
         )
         return bool(int(reply))
 

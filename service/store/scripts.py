@@ -290,3 +290,43 @@ if score and tonumber(score) == tonumber(ARGV[2]) then
 end
 return 0
 """
+
+# KEYS: outbox, outbox-data, fray:deadlines
+# ARGV: key, due, encounter id, payload, new due, new payload
+# Moves a pending entry still at `due` with `payload` (a webhook delivery to retry later).
+MOVE_DEADLINE = (
+    _SYNC_INDEX
+    + """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then
+  return 0
+end
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[4] then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[5], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[6])
+sync_index(KEYS[1], KEYS[3], ARGV[3])
+return 1
+"""
+)
+
+# KEYS: meta, outbox, outbox-data, fray:deadlines
+# ARGV: key, due, encounter id, payload
+# Adds an entry outside an append (a webhook redelivery), unless the key is pending or the
+# encounter is gone.
+ADD_DEADLINE = (
+    _SYNC_INDEX
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  return 0
+end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+sync_index(KEYS[2], KEYS[4], ARGV[3])
+return 1
+"""
+)

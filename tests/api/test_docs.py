@@ -37,7 +37,7 @@ def test_the_guide_has_curl_examples_for_every_topic() -> None:
     for route in ("/v1/encounters\"", "/tokens", "/commands", "/events", "follow=true",
                   "/stream-tickets", "ticket=$TICKET", "/v1/rulesets/combat-ii",
                   "/seed", "/export", "/audit", "/legal-actions", "/v1/rulesets",
-                  "/v1/keys", "/v1/encounters?", "-X DELETE"):  # fmt: skip
+                  "/v1/keys", "/v1/encounters?", "-X DELETE", "/v1/webhooks"):  # fmt: skip
         assert route in script, route
 
 
@@ -82,6 +82,8 @@ def test_every_example_runs_against_fray_serve(redis_url: str) -> None:
     assert '"code":"encounter/version-conflict"' in joined
     assert '"status":"archived"' in joined and '"code":"encounter/archived"' in joined
     assert "id: " in joined and "event: " in joined
+    assert '"secret":"whsec_' in joined and "a signed delivery verifies" in joined
+    assert "\n422\n" in joined  # a private webhook URL, without FRAY_WEBHOOK_ALLOW_PRIVATE
     # Whose turn it is depends on the dice: either way the rules refuse it.
     assert '"code":"turn/not-your-turn"' in joined or '"auth/not-your-combatant"' in joined
     graphql = [out for (_, code), out in zip(runnable, outputs, strict=True) if "graphql" in code]

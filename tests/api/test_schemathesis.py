@@ -107,7 +107,7 @@ def credentials(case: Any, target: Target) -> dict[str, str]:
     eighth of them the one schemathesis made up (401)."""
     if _coin(case, "made-up", 8):
         return {}
-    if case.operation.path == "/v1/encounters":
+    if case.operation.path == "/v1/encounters" or case.operation.path.startswith("/v1/webhooks"):
         return bearer(KEY)
     if "encounter_id" in (case.path_parameters or {}):
         if _coin(case, "encounter"):

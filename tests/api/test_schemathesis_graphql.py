@@ -26,7 +26,9 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from schemathesis import GenerationMode
+from schemathesis.graphql import nodes
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
@@ -50,17 +52,34 @@ def refusals_are_deliberate(ctx: Any, response: Any, case: Any) -> bool | None:
 
 
 CHECKS = [refusals_are_deliberate, response_schema_conformance]
+# A webhook's `view` is JSON, as in REST: "gm", "observer" or {"player": [ids]}; the
+# generator draws roles, other strings and numbers for it.
+schemathesis.graphql.scalar(
+    "JSON",
+    st.one_of(
+        st.sampled_from(["gm", "observer", "player"]).map(nodes.String),
+        st.text(max_size=12).map(nodes.String),
+        st.integers(-5, 5).map(nodes.Int),
+    ),
+)
 OPERATIONS = [
     "Query.rulesets",
     "Query.signingKeys",
     "Query.encounters",
     "Query.encounter",
     "Query.audit",
+    "Query.webhooks",
+    "Query.webhook",
+    "Query.webhookDeliveries",
     "Mutation.createEncounter",
     "Mutation.mintToken",
     "Mutation.submitCommand",
     "Mutation.previewCommand",
     "Mutation.archiveEncounter",
+    "Mutation.createWebhook",
+    "Mutation.updateWebhook",
+    "Mutation.deleteWebhook",
+    "Mutation.redeliverWebhookDelivery",
 ]
 
 

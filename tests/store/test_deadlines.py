@@ -182,3 +182,42 @@ def test_due_times_must_be_finite(run_store: RunStore, encounter_id: str) -> Non
         assert await store.pending_deadlines(encounter_id) == []
 
     run_store(scenario)
+
+
+def test_move_deadline_moves_only_the_entry_it_read(run_store: RunStore, encounter_id: str) -> None:
+    async def scenario(store: Store) -> None:
+        await _new(store, encounter_id)
+        head = Deadline("webhook:w:2", 100.0, b"try 1")
+        behind = Deadline("webhook:w:3", 100.5, b"behind")
+        await store.append(encounter_id, 1, "c1", "fp", [], [head, behind])
+        later = Deadline("webhook:w:2", 130.0, b"try 2")
+        assert await store.move_deadline(encounter_id, head.key, head.due, head.payload, later)
+        assert await store.pending_deadlines(encounter_id) == [behind, later]
+        assert await indexed(store, encounter_id) == [100.5, 130.0]
+        # Read before the move: at another time, or with another payload, it is not moved.
+        again = Deadline("webhook:w:2", 160.0, b"try 3")
+        assert not await store.move_deadline(encounter_id, head.key, 100.0, b"try 1", again)
+        assert not await store.move_deadline(encounter_id, head.key, 130.0, b"try 1", again)
+        assert await store.pending_deadlines(encounter_id) == [behind, later]
+        with pytest.raises(InvalidArgument):
+            await store.move_deadline(
+                encounter_id, head.key, 130.0, b"try 2", Deadline("other", 1.0, b"")
+            )
+
+    run_store(scenario)
+
+
+def test_add_deadline_adds_outside_an_append_unless_pending(
+    run_store: RunStore, encounter_id: str
+) -> None:
+    async def scenario(store: Store) -> None:
+        redelivery = Deadline("webhook:w:2", 50.0, b"again")
+        assert not await store.add_deadline(encounter_id, redelivery)  # no such encounter
+        await _new(store, encounter_id)
+        assert await store.add_deadline(encounter_id, redelivery)
+        assert await store.pending_deadlines(encounter_id) == [redelivery]
+        assert await indexed(store, encounter_id) == [50.0]
+        assert not await store.add_deadline(encounter_id, Deadline("webhook:w:2", 9.0, b"x"))
+        assert await store.pending_deadlines(encounter_id) == [redelivery]
+
+    run_store(scenario)

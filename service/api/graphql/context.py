@@ -22,6 +22,7 @@ from service.app.encounters import Encounters
 from service.app.management import Management
 from service.app.metrics import Metrics
 from service.app.ratelimit import RateLimiter
+from service.app.webhooks import Webhooks
 from service.config import Settings
 from service.domain.errors import FrayError
 from service.engine import Engine
@@ -59,6 +60,11 @@ class Context:
     def management(self) -> Management:
         management: Management = self._state.management
         return management
+
+    @property
+    def webhooks(self) -> Webhooks:
+        webhooks: Webhooks = self._state.webhooks
+        return webhooks
 
     @property
     def hub(self) -> StreamHub:

@@ -1,4 +1,5 @@
-"""Mutations: create an encounter, mint a token, submit a command, archive an encounter.
+"""Mutations: create an encounter, mint a token, submit a command, archive an encounter;
+webhooks (`service.api.graphql.webhooks`).
 
 `submitCommand` answers a union: whatever the engine refuses (a rule violation, an invalid
 command, a version conflict, a forbidden action, even a bad credential) is a
@@ -14,7 +15,7 @@ import strawberry
 from graphql import GraphQLResolveInfo
 
 from service.api.errors import status_of
-from service.api.graphql import fields, listing
+from service.api.graphql import fields, listing, webhooks
 from service.api.graphql.commands import ChosenCommand, request_of
 from service.api.graphql.context import Context, Info, graphql_error
 from service.api.graphql.inputs import chosen_command, parse
@@ -29,6 +30,13 @@ from service.api.graphql.types import (
     encounter_of,
 )
 from service.api.graphql.views import receipt_output
+from service.api.graphql.webhooks import (
+    CreatedWebhook,
+    WebhookInput,
+    WebhookOutput,
+    WebhookPatchInput,
+    WebhookRedelivery,
+)
 from service.api.models import CreateEncounter, MintToken
 from service.domain.errors import FrayError
 
@@ -126,6 +134,42 @@ class Mutation:
     async def archive_encounter(self, info: Info, id: str) -> EncounterItemType:
         try:
             return await listing.archive(info.context, id)
+        except FrayError as error:
+            raise graphql_error(error) from error
+
+    @fields.mutation(
+        "Subscribe a URL to the tenant's encounters' events (tenant API key only), as POST "
+        "/v1/webhooks; the answer shows the signing secret, once."
+    )
+    async def create_webhook(self, info: Info, input: WebhookInput) -> CreatedWebhook:
+        try:
+            return await webhooks.create(info.context, input)
+        except FrayError as error:
+            raise graphql_error(error) from error
+
+    @fields.mutation("Change a webhook's fields, as PATCH /v1/webhooks/{id}.")
+    async def update_webhook(self, info: Info, id: str, input: WebhookPatchInput) -> WebhookOutput:
+        try:
+            return await webhooks.update(info.context, id, input)
+        except FrayError as error:
+            raise graphql_error(error) from error
+
+    @fields.mutation("Delete a webhook and its delivery log, as DELETE /v1/webhooks/{id}.")
+    async def delete_webhook(self, info: Info, id: str) -> bool:
+        try:
+            return await webhooks.delete(info.context, id)
+        except FrayError as error:
+            raise graphql_error(error) from error
+
+    @fields.mutation(
+        "Send a logged delivery's event again as a new delivery, as POST "
+        "/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver."
+    )
+    async def redeliver_webhook_delivery(
+        self, info: Info, id: str, delivery_id: str
+    ) -> WebhookRedelivery:
+        try:
+            return await webhooks.redeliver(info.context, id, delivery_id)
         except FrayError as error:
             raise graphql_error(error) from error
 

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any
 import strawberry
 from strawberry.scalars import JSON
 
-from service.api.graphql import fields, listing
+from service.api.graphql import fields, listing, webhooks
 from service.api.graphql.audit import audit_output
 from service.api.graphql.context import Info, graphql_error
 from service.api.graphql.pydantic_types import graphql_name
 from service.api.graphql.types import Encounter, Ruleset, encounter_of
 from service.api.graphql.views import key_outputs
+from service.api.graphql.webhooks import WebhookDeliveryOutput, WebhookOutput
+from service.app.webhooks import MAX_DELIVERIES
 from service.domain.errors import FrayError
 from service.rules.registry import RULESETS, versions_of
 
@@ -68,6 +70,34 @@ class Query:
     ) -> EncounterListType:
         try:
             return await listing.encounters(info.context, filter)
+        except FrayError as error:
+            raise graphql_error(error) from error
+
+    @fields.field("The tenant's webhooks, oldest first (tenant API key only): as GET /v1/webhooks.")
+    async def webhooks(self, info: Info) -> list[WebhookOutput]:
+        try:
+            return await webhooks.webhooks(info.context)
+        except FrayError as error:
+            raise graphql_error(error) from error
+
+    @fields.field("A webhook (tenant API key only): as GET /v1/webhooks/{id}.")
+    async def webhook(self, info: Info, id: str) -> WebhookOutput:
+        try:
+            return await webhooks.webhook(info.context, id)
+        except FrayError as error:
+            raise graphql_error(error) from error
+
+    @fields.field(
+        "A webhook's delivery log, newest first (tenant API key only): as GET "
+        "/v1/webhooks/{id}/deliveries."
+    )
+    async def webhook_deliveries(
+        self, info: Info, id: str, limit: int = 50
+    ) -> list[WebhookDeliveryOutput]:
+        try:
+            if not 1 <= limit <= MAX_DELIVERIES:
+                raise FrayError(f"limit is between 1 and {MAX_DELIVERIES}", code="request/invalid")
+            return await webhooks.deliveries(info.context, id, limit)
         except FrayError as error:
             raise graphql_error(error) from error
 

@@ -1,0 +1,71 @@
+"""Webhook metrics, kept in the event store's Redis (as the deadline and audit metrics are),
+so every API instance's /metrics shows what every worker delivered:
+`fray_webhook_deliveries_total{outcome}` (each attempt's outcome), the latency from an
+event's time to its receiver's 2xx (a histogram), and the backlog of deliveries owed."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+KEY = "fray:metrics:webhooks"
+OUTCOMES = ("delivered", "retrying", "failed", "abandoned", "skipped")
+BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 3600.0)
+
+
+class WebhookMetrics:
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = client
+
+    async def owed(self, count: int) -> None:
+        """`count` deliveries recorded by an append (or a redelivery)."""
+        if count:
+            await self._client.hincrby(KEY, "owed", count)
+
+    async def outcome(self, outcome: str, latency: float | None = None) -> None:
+        """One attempt's outcome; a delivery settled (delivered, failed, abandoned, or
+        skipped: its view is not told of the event) leaves the backlog; a delivered one's
+        latency is counted."""
+        async with self._client.pipeline(transaction=False) as pipe:
+            pipe.hincrby(KEY, f"outcome:{outcome}", 1)
+            if outcome != "retrying":
+                pipe.hincrby(KEY, "settled", 1)
+            if latency is not None:
+                for bound in BUCKETS:
+                    if latency <= bound:
+                        pipe.hincrby(KEY, f"latency:le:{bound:g}", 1)
+                pipe.hincrby(KEY, "latency:count", 1)
+                pipe.hincrbyfloat(KEY, "latency:sum", latency)
+            await pipe.execute()
+
+    async def render(self) -> list[str]:
+        raw = await self._client.hgetall(KEY)
+        fields = {_text(k): _text(v) for k, v in raw.items()}
+        backlog = max(0, int(fields.get("owed", "0")) - int(fields.get("settled", "0")))
+        lines = [
+            "# HELP fray_webhook_deliveries_total Webhook delivery attempts, by outcome.",
+            "# TYPE fray_webhook_deliveries_total counter",
+        ]
+        for outcome in OUTCOMES:
+            count = fields.get(f"outcome:{outcome}", "0")
+            lines.append(f'fray_webhook_deliveries_total{{outcome="{outcome}"}} {count}')
+        lines += [
+            "# HELP fray_webhook_backlog Webhook deliveries owed and not yet settled.",
+            "# TYPE fray_webhook_backlog gauge",
+            f"fray_webhook_backlog {backlog}",
+            "# HELP fray_webhook_delivery_latency_seconds From an event to its receiver's 2xx.",
+            "# TYPE fray_webhook_delivery_latency_seconds histogram",
+        ]
+        for bound in BUCKETS:
+            count = fields.get(f"latency:le:{bound:g}", "0")
+            lines.append(f'fray_webhook_delivery_latency_seconds_bucket{{le="{bound:g}"}} {count}')
+        count = fields.get("latency:count", "0")
+        lines += [
+            f'fray_webhook_delivery_latency_seconds_bucket{{le="+Inf"}} {count}',
+            f"fray_webhook_delivery_latency_seconds_sum {fields.get('latency:sum', '0')}",
+            f"fray_webhook_delivery_latency_seconds_count {count}",
+        ]
+        return lines
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
