@@ -5,7 +5,7 @@ of the Authorization header, granting what that credential grants, and refused (
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -64,8 +64,11 @@ async def test_any_roles_credential_mints_a_ticket(live: Live, who: str) -> None
     assert response.status_code == 201
     body = response.json()
     assert sorted(body) == ["expires_at", "ticket"] and body["ticket"].startswith("fst1.")
+    after = datetime.now(UTC).replace(microsecond=0)
     expires = datetime.fromisoformat(body["expires_at"])
-    assert 0 < (expires - before).total_seconds() <= TICKET_SECONDS
+    # Whole seconds, counted from the second it was minted in (between `before` and `after`).
+    lifetime = timedelta(seconds=TICKET_SECONDS)
+    assert before + lifetime <= expires <= after + lifetime
 
 
 async def test_a_ticket_opens_the_stream_in_place_of_the_header(live: Live) -> None:
