@@ -131,9 +131,14 @@ class _Appender:
             deliveries=self.webhooks.outbox_entries,
         )
 
-    async def subscribe(self, url: str) -> None:
+    async def subscribe(self, url: str) -> str:
         spec = WebhookSpec(url=url, events=["note-added"], view="gm")
-        await self.webhooks.create(TENANT, spec)
+        return str((await self.webhooks.create(TENANT, spec))["id"])
+
+    async def unsubscribe(self, webhook_id: str) -> None:
+        """A run's webhook goes when it ends: one the tenant kept would be owed every
+        later run's events too (each of its notes delivered twice, three times...)."""
+        await self.webhooks.delete(TENANT, webhook_id)
 
     async def create(self, name: str) -> str:
         await self.engine.create("freeform", encounter_id=name, actor=GM, tenant=TENANT)
@@ -152,7 +157,7 @@ async def _latency(url: str, receiver: Receiver, settings: Settings, pace: float
     appender = _Appender(url)
     path = f"/latency-{pace:g}"
     try:
-        await appender.subscribe(f"{receiver.url}{path}")
+        webhook_id = await appender.subscribe(f"{receiver.url}{path}")
         names = [f"lat-{pace:g}-{n:04d}" for n in range(settings.encounters)]
         streams = [await appender.create(name) for name in names]
 
@@ -164,6 +169,7 @@ async def _latency(url: str, receiver: Receiver, settings: Settings, pace: float
 
         await asyncio.gather(*(play(i, s) for i, s in enumerate(streams)))
         await _until(receiver, path, settings.encounters * settings.events)
+        await appender.unsubscribe(webhook_id)
     finally:
         await appender.close()
     return [r.at - parse_iso(r.delivery["event"]["at"]).timestamp() for r in receiver.ok(path)]

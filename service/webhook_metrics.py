@@ -6,6 +6,7 @@ event's time to its receiver's 2xx (a histogram), and the backlog of deliveries 
 from __future__ import annotations
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 
 KEY = "fray:metrics:webhooks"
 OUTCOMES = ("delivered", "retrying", "failed", "abandoned", "skipped")
@@ -26,16 +27,21 @@ class WebhookMetrics:
         skipped: its view is not told of the event) leaves the backlog; a delivered one's
         latency is counted."""
         async with self._client.pipeline(transaction=False) as pipe:
-            pipe.hincrby(KEY, f"outcome:{outcome}", 1)
-            if outcome != "retrying":
-                pipe.hincrby(KEY, "settled", 1)
-            if latency is not None:
-                for bound in BUCKETS:
-                    if latency <= bound:
-                        pipe.hincrby(KEY, f"latency:le:{bound:g}", 1)
-                pipe.hincrby(KEY, "latency:count", 1)
-                pipe.hincrbyfloat(KEY, "latency:sum", latency)
+            self.outcome_in(pipe, outcome, latency)
             await pipe.execute()
+
+    @staticmethod
+    def outcome_in(pipe: Pipeline, outcome: str, latency: float | None = None) -> None:
+        """`outcome`'s writes, queued on a pipeline its caller sends."""
+        pipe.hincrby(KEY, f"outcome:{outcome}", 1)
+        if outcome != "retrying":
+            pipe.hincrby(KEY, "settled", 1)
+        if latency is not None:
+            for bound in BUCKETS:
+                if latency <= bound:
+                    pipe.hincrby(KEY, f"latency:le:{bound:g}", 1)
+            pipe.hincrby(KEY, "latency:count", 1)
+            pipe.hincrbyfloat(KEY, "latency:sum", latency)
 
     async def render(self) -> list[str]:
         raw = await self._client.hgetall(KEY)

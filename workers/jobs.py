@@ -29,6 +29,7 @@ from typing import Any, Literal, TypeVar
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 
 from service.app.encounters import Encounters
 from service.app.webhooks import Webhooks
@@ -245,11 +246,24 @@ class Leases:
             del self._held[job_id]
         return taken
 
+    def renew_in(self, pipe: Pipeline, job_id: str) -> None:
+        """Queue a renewal of a lease this process holds on a pipeline its caller sends (its
+        reply there: 1 if still held, now for the whole ttl again; 0 if it lapsed)."""
+        pipe.eval(RENEW, 1, lease_key(job_id), self._held[job_id], self._ttl_ms)
+
     async def release(self, job_id: str) -> None:
         token = self._held.pop(job_id, None)
         if token is not None:
             await self._release(keys=[lease_key(job_id)], args=[token])
 
+
+# KEYS: the lease; ARGV: the token its holder wrote, the ttl (ms). Compare and extend.
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
 
 # KEYS: the lease; ARGV: the token its holder wrote. Compare and delete in one step.
 RELEASE = """

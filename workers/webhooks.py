@@ -41,6 +41,7 @@ from service.domain.ids import split_stream
 from service.domain.timefmt import parse_iso
 from service.engine import Engine
 from service.store.events import Deadline, StoredEvent
+from service.store.redis_store import EventStore
 from service.webhook_metrics import WebhookMetrics
 from workers.jobs import Leases, runner
 from workers.webhook_http import Answer, Sender, signature
@@ -80,9 +81,10 @@ class _Courier:
         self.engine = process.engine
         self.webhooks = process.webhooks
         self.sender = Sender(settings.webhook_timeout)
-        # Held for one delivery: a killed worker's lapses a delivery's time after it died.
+        # Renewed with each delivery: a killed worker's lapses a delivery's time after it died.
         ttl = settings.webhook_timeout + LEASE_MARGIN
         self.leases = Leases(process.client, ttl_ms=int(ttl * 1000))
+        self.client = process.client
         self.metrics = WebhookMetrics(process.client)
         self.schedule: Schedule = process.dispatcher.schedule
         self.taken_up = process.dispatcher.taken_up
@@ -164,36 +166,50 @@ def schedule_soon(courier: _Courier) -> Callable[[str, str, float], None]:
 
 
 async def deliver_pending(courier: Any, stream: str, webhook_id: str) -> Delivered:
-    """Deliver what the outbox owes the webhook for this encounter, oldest first, one
-    delivery per lease (so a killed worker's lease lapses a delivery's time after it
-    died). A job that finds another holding the lease leaves it to that one, which looks
-    again once it has let go, so an entry recorded meanwhile is not left behind. The
-    outbox is read again once the entries read last are delivered."""
+    """Deliver what the outbox owes the webhook for this encounter, oldest first, under
+    one lease per run of deliveries, renewed with each delivery's writes (so a killed
+    worker's lease lapses a delivery's time after it died). A job that finds another
+    holding the lease leaves it to that one, which looks again once it has let go, so an
+    entry recorded meanwhile is not left behind. The outbox is read again once the
+    entries read last are delivered."""
     lease = f"webhook:{stream}:{webhook_id}"
     started = time.monotonic()
-    owed: list[Deadline] = []
-    webhook: Webhook | None = None
     while True:
-        if time.monotonic() - started > BUDGET:
+        if not await courier.leases.take(lease):
+            return "taken"
+        try:
+            outcome = await _run(courier, lease, stream, webhook_id, started)
+        finally:
+            await courier.leases.release(lease)
+        if outcome == "more":
             owed = await _owed(courier.engine, stream, webhook_id)
             if owed:
                 await courier.schedule(stream, owed[:1])  # the rest: a job of its own
             return "more"
-        if not await courier.leases.take(lease):
-            return "taken"
-        try:
-            if not owed:
-                owed = await _owed(courier.engine, stream, webhook_id)
-                webhook = None
-            outcome, webhook = await _step(courier, stream, webhook_id, owed, webhook)
-        finally:
-            await courier.leases.release(lease)
-        if outcome == "next":
-            owed = owed[1:]
-            continue
+        if outcome == "lost":
+            continue  # lapsed mid-run: take it again, or leave it to its new holder
         if outcome == "done" and await _owed(courier.engine, stream, webhook_id):
             continue  # recorded while this job held the lease
         return outcome
+
+
+async def _run(
+    courier: Any, lease: str, stream: str, webhook_id: str, started: float
+) -> Step | Literal["more"]:
+    """Deliver, holding the lease, until the pair is owed nothing due, the lease is lost,
+    or the job's time is up (`more`)."""
+    owed: list[Deadline] = []
+    webhook: Webhook | None = None
+    while True:
+        if time.monotonic() - started > BUDGET:
+            return "more"
+        if not owed:
+            owed = await _owed(courier.engine, stream, webhook_id)
+            webhook = None
+        outcome, webhook = await _step(courier, lease, stream, webhook_id, owed, webhook)
+        if outcome != "next":
+            return outcome
+        owed = owed[1:]
 
 
 async def _owed(engine: Engine, stream: str, webhook_id: str) -> list[Deadline]:
@@ -203,11 +219,17 @@ async def _owed(engine: Engine, stream: str, webhook_id: str) -> list[Deadline]:
     return found
 
 
-Step = Literal["next", "done", "held", "gone", "disabled"]
+# `lost`: this run's lease lapsed (and may be another's now) before its next delivery.
+Step = Literal["next", "done", "held", "gone", "disabled", "lost"]
 
 
 async def _step(
-    courier: Any, stream: str, webhook_id: str, owed: list[Deadline], webhook: Webhook | None
+    courier: Any,
+    lease: str,
+    stream: str,
+    webhook_id: str,
+    owed: list[Deadline],
+    webhook: Webhook | None,
 ) -> tuple[Step, Webhook | None]:
     """Deliver the oldest delivery owed (`owed`, oldest first), if it is due; the webhook
     as read for it, for the next step."""
@@ -227,15 +249,16 @@ async def _step(
     if not webhook.enabled:
         await _drop(courier, stream, owed)
         return "disabled", webhook
-    return await _attempt(courier, webhook, stream, head, owed), webhook
+    return await _attempt(courier, lease, webhook, stream, head, owed), webhook
 
 
 async def _attempt(
-    courier: Any, webhook: Webhook, stream: str, head: Deadline, owed: list[Deadline]
-) -> Literal["next", "held", "disabled"]:
+    courier: Any, lease: str, webhook: Webhook, stream: str, head: Deadline, owed: list[Deadline]
+) -> Literal["next", "held", "disabled", "lost"]:
     """Deliver the head: `next` when it is settled (delivered, given up, or nothing to
-    send), `held` when it failed and waits for its retry, `disabled` when that failure
-    disabled the webhook."""
+    send) and the lease renewed for the next, `lost` when settled but the lease lapsed,
+    `held` when it failed and waits for its retry, `disabled` when that failure disabled
+    the webhook."""
     engine: Engine = courier.engine
     state = orjson.loads(head.payload)
     version = int(state["version"])
@@ -243,9 +266,7 @@ async def _attempt(
     ident = delivery_id(webhook.id, stream, version, redelivery)
     event = await _event(engine, webhook, stream, version)
     if event is None:  # the stream is gone, or the view is not told of this event
-        await engine.store.clear_deadline(stream, head.key, head.due, head.payload)
-        await courier.metrics.outcome("skipped")
-        return "next"
+        return await _settle(courier, lease, stream, head, "skipped")
     body = _body(ident, webhook, stream, event)
     event_time = parse_iso(str(event.get("at"))).timestamp()
     attempts = int(state.get("attempts", 0)) + 1
@@ -269,14 +290,9 @@ async def _attempt(
         last_attempt_at=_iso(now),
     )
     if answer.ok:
-        await engine.store.clear_deadline(stream, head.key, head.due, head.payload)
         latency = None if redelivery else max(0.0, now - event_time)
-        await asyncio.gather(  # bookkeeping, side by side
-            courier.webhooks.succeeded(webhook),
-            courier.metrics.outcome("delivered", latency),
-            _log_record(courier, webhook, record, "delivered", None),
-        )
-        return "next"
+        logged = {**record, "status": "delivered", "next_attempt_at": None}
+        return await _settle(courier, lease, stream, head, "delivered", latency, (webhook, logged))
     disabled = await courier.webhooks.failed(webhook)
     if disabled:
         await _log_record(courier, webhook, record, "abandoned", None)
@@ -284,10 +300,8 @@ async def _attempt(
         _log.warning("webhook %s disabled after failed attempts in a row", webhook.id)
         return "disabled"
     if now - first >= GIVE_UP:
-        await engine.store.clear_deadline(stream, head.key, head.due, head.payload)
-        await courier.metrics.outcome("failed")
-        await _log_record(courier, webhook, record, "failed", None)
-        return "next"
+        logged = {**record, "status": "failed", "next_attempt_at": None}
+        return await _settle(courier, lease, stream, head, "failed", None, (webhook, logged))
     wait = _backoff(courier.retry_schedule, attempts)
     moved = Deadline(
         head.key,
@@ -308,6 +322,32 @@ async def _attempt(
         await _log_record(courier, webhook, record, "retrying", _iso(moved.due))
         await _hold(courier, stream, webhook.id, [moved, *owed[1:]], moved.due)
     return "held"
+
+
+async def _settle(
+    courier: Any,
+    lease: str,
+    stream: str,
+    head: Deadline,
+    outcome: Literal["delivered", "failed", "skipped"],
+    latency: float | None = None,
+    logged: tuple[Webhook, dict[str, Any]] | None = None,
+) -> Literal["next", "lost"]:
+    """The writes after a settled head, in one round trip: the head cleared from the outbox
+    (first: a pipeline runs its commands in order), then the webhook's streak reset if it
+    was delivered, its log record, the metrics, and the lease renewed for the next."""
+    async with courier.client.pipeline(transaction=False) as pipe:
+        EventStore.clear_deadline_in(pipe, stream, head.key, head.due, head.payload)
+        if logged is not None:
+            webhook, record = logged
+            if outcome == "delivered":
+                courier.webhooks.delivered_in(pipe, webhook, record)
+            else:
+                courier.webhooks.log_in(pipe, webhook, record)
+        WebhookMetrics.outcome_in(pipe, outcome, latency)
+        courier.leases.renew_in(pipe, lease)
+        replies = await pipe.execute()
+    return "next" if replies[-1] else "lost"
 
 
 async def _log_record(

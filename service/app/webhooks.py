@@ -13,7 +13,7 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -37,6 +37,9 @@ from service.store.events import Deadline
 from service.store.protocol import Store
 from service.store.webhooks import WebhookStore
 from service.webhook_metrics import WebhookMetrics
+
+if TYPE_CHECKING:
+    from redis.asyncio.client import Pipeline
 
 CACHE_SECONDS = 1.0  # another process sees a new or changed webhook within this
 MAX_WEBHOOKS = 100  # per tenant
@@ -211,6 +214,23 @@ class Webhooks:
         await self.store.reset_streak(webhook.tenant, webhook.id)
 
     # --- the delivery log --------------------------------------------------------------
+
+    def delivered_in(self, pipe: Pipeline, webhook: Webhook, record: dict[str, Any]) -> None:
+        """`succeeded` and `log` for a delivered attempt, queued on a pipeline its caller
+        sends with writes of its own (the worker: in one round trip)."""
+        self.store.reset_streak_in(pipe, webhook.tenant, webhook.id)
+        self.log_in(pipe, webhook, record)
+
+    def log_in(self, pipe: Pipeline, webhook: Webhook, record: dict[str, Any]) -> None:
+        """`log`, queued on a pipeline its caller sends."""
+        self.store.log_in(
+            pipe,
+            webhook.tenant,
+            webhook.id,
+            record["delivery_id"],
+            orjson.dumps(record),
+            int(record["created_ms"]),
+        )
 
     async def log(self, webhook: Webhook, record: dict[str, Any]) -> None:
         """Keep a delivery's latest state (the worker writes it after each attempt)."""

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio
+from redis.asyncio.client import Pipeline
 
 from service.store import checks, scripts
 from service.store.errors import (
@@ -243,6 +244,25 @@ class EventStore(Store):
             keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
         )
         return bool(int(reply))
+
+    @staticmethod
+    def clear_deadline_in(
+        pipe: Pipeline, encounter_id: str, key: str, due: float, payload: bytes
+    ) -> None:
+        """`clear_deadline`, queued on a pipeline its caller sends with writes of its own
+        (its reply there: 1 if cleared, else 0). EVAL: no round trip to load the script."""
+        keys = encounter_keys(encounter_id)
+        pipe.eval(
+            scripts.CLEAR_DEADLINE,
+            3,
+            keys.outbox,
+            keys.outbox_data,
+            DEADLINE_INDEX,
+            key,
+            score_text(due),
+            encounter_id,
+            payload,
+        )
 
     async def move_deadline(
         self, encounter_id: str, key: str, due: float, payload: bytes, to: Deadline

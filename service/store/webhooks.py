@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 
 LOG_SIZE = 1000
 
@@ -95,6 +96,24 @@ class WebhookStore:
             keys=[log_key(tenant, webhook_id), order_key(tenant, webhook_id)],
             args=[delivery_id, record, created_ms, LOG_SIZE],
         )
+
+    @staticmethod
+    def reset_streak_in(pipe: Pipeline, tenant: str, webhook_id: str) -> None:
+        """`reset_streak`, queued on a pipeline its caller sends."""
+        pipe.delete(streak_key(tenant, webhook_id))
+
+    @staticmethod
+    def log_in(
+        pipe: Pipeline,
+        tenant: str,
+        webhook_id: str,
+        delivery_id: str,
+        record: bytes,
+        created_ms: int,
+    ) -> None:
+        """`log`, queued on a pipeline its caller sends (EVAL: no round trip to load it)."""
+        keys = [log_key(tenant, webhook_id), order_key(tenant, webhook_id)]
+        pipe.eval(_LOG, len(keys), *keys, delivery_id, record, created_ms, LOG_SIZE)
 
     async def delivery(self, tenant: str, webhook_id: str, delivery_id: str) -> bytes | None:
         found = await self._client.hget(log_key(tenant, webhook_id), delivery_id)

@@ -293,6 +293,42 @@ def test_a_lease_that_lapsed_and_was_taken_again_is_not_released_by_its_first_ho
     assert after is None  # and its own release frees it
 
 
+def test_a_lease_is_renewed_by_its_holder_only_while_it_still_holds_it(
+    redis_url: str, encounter_id: str
+) -> None:
+    # The webhook worker renews its lease with each delivery's writes (one pipeline): a
+    # renewal gives the lease its whole ttl again, but not once it lapsed and another
+    # worker took it.
+    job_id = f"fray-renew-{encounter_id}"
+
+    async def renew(leases: Leases, client: aioredis.Redis) -> int:
+        async with client.pipeline(transaction=False) as pipe:
+            leases.renew_in(pipe, job_id)
+            replies: list[int] = await pipe.execute()
+        return replies[0]
+
+    async def body() -> tuple[int, int, int, bytes | None, bytes | None]:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            first, second = Leases(client, ttl_ms=60_000), Leases(client, ttl_ms=60_000)
+            assert await first.take(job_id)
+            await client.pexpire(lease_key(job_id), 5_000)  # most of its ttl gone by
+            renewed = await renew(first, client)
+            ttl = int(await client.pttl(lease_key(job_id)))
+            token = await client.get(lease_key(job_id))
+            await client.delete(lease_key(job_id))  # it lapses...
+            assert await second.take(job_id)  # ...and another worker takes it
+            lost = await renew(first, client)
+            return renewed, ttl, lost, token, await client.get(lease_key(job_id))
+        finally:
+            await client.aclose()
+
+    renewed, ttl, lost, first_token, standing = asyncio.run(body())
+    assert renewed == 1 and ttl > 5_000  # the whole ttl again
+    assert lost == 0  # the first holder learns it lost the lease
+    assert standing is not None and standing != first_token  # and the second's stands
+
+
 def test_a_deadline_rearmed_by_a_rewind_fires_again(redis_url: str, encounter_id: str) -> None:
     # Bramli's turn times out (and passes to the goblin); the GM rewinds to the start of
     # Bramli's turn, so his clock runs again with its deadline, now past: it must fire.
