@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
+from service.hash_metrics import texts
+
 KEY = "fray:metrics:audits"
 VERDICTS = ("passed", "failed", "incomplete")
 
@@ -20,7 +22,7 @@ class AuditMetrics:
     async def render(self) -> list[str]:
         """The Prometheus lines for audits (each verdict listed, 0 before the first)."""
         raw = await self._client.hgetall(KEY)
-        counts = {_text(k): _text(v) for k, v in raw.items()}
+        counts = texts(raw)
         lines = [
             "# HELP fray_audits_total Audits of ended encounters run by the workers, by verdict.",
             "# TYPE fray_audits_total counter",
@@ -28,7 +30,3 @@ class AuditMetrics:
         for verdict in VERDICTS:
             lines.append(f'fray_audits_total{{verdict="{verdict}"}} {counts.get(verdict, "0")}')
         return lines
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

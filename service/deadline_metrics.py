@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
+from service.hash_metrics import histogram_lines, observe, texts
 from service.store.keys import DEADLINE_INDEX
 
 KEY = "fray:metrics:deadlines"
@@ -23,11 +24,7 @@ class DeadlineMetrics:
         async with self._client.pipeline(transaction=False) as pipe:
             pipe.hincrby(KEY, f"fired:{outcome}", 1)
             if lateness is not None:
-                for bound in BUCKETS:
-                    if lateness <= bound:
-                        pipe.hincrby(KEY, f"lateness:le:{bound:g}", 1)
-                pipe.hincrby(KEY, "lateness:count", 1)
-                pipe.hincrbyfloat(KEY, "lateness:sum", lateness)
+                observe(pipe, KEY, "lateness", BUCKETS, lateness)
             await pipe.execute()
 
     async def render(self, now: float) -> list[str]:
@@ -37,7 +34,7 @@ class DeadlineMetrics:
             pipe.zcard(DEADLINE_INDEX)
             pipe.zcount(DEADLINE_INDEX, "-inf", repr(now - GRACE))
             raw, pending, overdue = await pipe.execute()
-        fields = {_text(k): _text(v) for k, v in raw.items()}
+        fields = texts(raw)
         lines = [
             "# HELP fray_deadline_encounters_pending Encounters with a pending deadline.",
             "# TYPE fray_deadline_encounters_pending gauge",
@@ -53,21 +50,10 @@ class DeadlineMetrics:
             if field.startswith("fired:"):
                 outcome = field.removeprefix("fired:")
                 lines.append(f'fray_deadlines_fired_total{{outcome="{outcome}"}} {value}')
-        lines += [
-            "# HELP fray_deadline_lateness_seconds From a deadline to the event it caused.",
-            "# TYPE fray_deadline_lateness_seconds histogram",
-        ]
-        for bound in BUCKETS:
-            count = fields.get(f"lateness:le:{bound:g}", "0")
-            lines.append(f'fray_deadline_lateness_seconds_bucket{{le="{bound:g}"}} {count}')
-        count = fields.get("lateness:count", "0")
-        lines += [
-            f'fray_deadline_lateness_seconds_bucket{{le="+Inf"}} {count}',
-            f"fray_deadline_lateness_seconds_sum {fields.get('lateness:sum', '0')}",
-            f"fray_deadline_lateness_seconds_count {count}",
-        ]
-        return lines
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+        return lines + histogram_lines(
+            "fray_deadline_lateness_seconds",
+            "From a deadline to the event it caused.",
+            fields,
+            "lateness",
+            BUCKETS,
+        )

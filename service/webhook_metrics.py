@@ -8,6 +8,8 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 
+from service.hash_metrics import histogram_lines, observe, texts
+
 KEY = "fray:metrics:webhooks"
 OUTCOMES = ("delivered", "retrying", "failed", "abandoned", "skipped")
 BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 3600.0)
@@ -37,15 +39,11 @@ class WebhookMetrics:
         if outcome != "retrying":
             pipe.hincrby(KEY, "settled", 1)
         if latency is not None:
-            for bound in BUCKETS:
-                if latency <= bound:
-                    pipe.hincrby(KEY, f"latency:le:{bound:g}", 1)
-            pipe.hincrby(KEY, "latency:count", 1)
-            pipe.hincrbyfloat(KEY, "latency:sum", latency)
+            observe(pipe, KEY, "latency", BUCKETS, latency)
 
     async def render(self) -> list[str]:
         raw = await self._client.hgetall(KEY)
-        fields = {_text(k): _text(v) for k, v in raw.items()}
+        fields = texts(raw)
         backlog = max(0, int(fields.get("owed", "0")) - int(fields.get("settled", "0")))
         lines = [
             "# HELP fray_webhook_deliveries_total Webhook delivery attempts, by outcome.",
@@ -58,20 +56,11 @@ class WebhookMetrics:
             "# HELP fray_webhook_backlog Webhook deliveries owed and not yet settled.",
             "# TYPE fray_webhook_backlog gauge",
             f"fray_webhook_backlog {backlog}",
-            "# HELP fray_webhook_delivery_latency_seconds From an event to its receiver's 2xx.",
-            "# TYPE fray_webhook_delivery_latency_seconds histogram",
         ]
-        for bound in BUCKETS:
-            count = fields.get(f"latency:le:{bound:g}", "0")
-            lines.append(f'fray_webhook_delivery_latency_seconds_bucket{{le="{bound:g}"}} {count}')
-        count = fields.get("latency:count", "0")
-        lines += [
-            f'fray_webhook_delivery_latency_seconds_bucket{{le="+Inf"}} {count}',
-            f"fray_webhook_delivery_latency_seconds_sum {fields.get('latency:sum', '0')}",
-            f"fray_webhook_delivery_latency_seconds_count {count}",
-        ]
-        return lines
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+        return lines + histogram_lines(
+            "fray_webhook_delivery_latency_seconds",
+            "From an event to its receiver's 2xx.",
+            fields,
+            "latency",
+            BUCKETS,
+        )
