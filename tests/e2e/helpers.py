@@ -328,3 +328,14 @@ async def sse_followed(
     finally:
         reader.cancel()
         await asyncio.gather(reader, return_exceptions=True)
+
+
+def eventually(read: Callable[[], Any], done: Callable[[Any], bool], within: float = 60.0) -> Any:
+    """`read()` until `done` says so; fails after `within` seconds (a bound, not a measure)."""
+    deadline = time.monotonic() + within
+    while True:
+        value = read()
+        if done(value):
+            return value
+        assert time.monotonic() < deadline, f"still {value} after {within} s"
+        time.sleep(0.1)

@@ -28,6 +28,7 @@ from service.engine import Engine
 from tests.api.conftest import KEY
 from tests.api.process import fray_serve, fray_serve_process
 from tests.e2e.helpers import bearer, graphql_http
+from tests.e2e.helpers import eventually as helpers_eventually
 from tests.engine_helpers import COMBATANTS, run_on_redis, send
 from tests.workers.conftest import corrupt, fray_worker
 
@@ -46,14 +47,8 @@ def anyio_backend() -> str:
 
 
 def eventually(read: Callable[[], Any], done: Callable[[Any], bool]) -> Any:
-    """`read()` until `done` says so; fails after AUDIT_TIMEOUT (a bound, not a measure)."""
-    deadline = time.monotonic() + AUDIT_TIMEOUT
-    while True:
-        value = read()
-        if done(value):
-            return value
-        assert time.monotonic() < deadline, f"still {value} after {AUDIT_TIMEOUT} s"
-        time.sleep(0.1)
+    """`read()` until `done` says so, for at most AUDIT_TIMEOUT."""
+    return helpers_eventually(read, done, within=AUDIT_TIMEOUT)
 
 
 def play_over_rest(url: str, encounter_id: str) -> list[int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 from tests.api.conftest import SECRET
 from tests.api.process import fray_serve
 from tests.e2e.helpers import bearer
+from tests.e2e.helpers import eventually as helpers_eventually
 from tests.e2e.receiver import Received, Receiver, receiving
 from tests.workers.conftest import fray_worker
 
@@ -34,13 +34,8 @@ DEV = {
 
 
 def eventually(read: Callable[[], Any], done: Callable[[Any], bool]) -> Any:
-    deadline = time.monotonic() + WAIT
-    while True:
-        value = read()
-        if done(value):
-            return value
-        assert time.monotonic() < deadline, f"still {value} after {WAIT} s"
-        time.sleep(0.1)
+    """`read()` until `done` says so, for at most WAIT."""
+    return helpers_eventually(read, done, within=WAIT)
 
 
 def metrics(url: str) -> dict[str, float]:
