@@ -122,7 +122,13 @@ def enqueue(queue: Queue, encounter_id: str, deadline: Deadline, *, at: float | 
         options.update(job_timeout=AUDIT_TIMEOUT, description=f"audit of {encounter_id}")
         audit_queue(queue.connection).enqueue(AUDIT, **options)
     elif is_delivery(deadline.key):
-        options.update(job_timeout=DELIVER_TIMEOUT, description=f"{deadline.key} of {encounter_id}")
+        # No result kept: the delivery log is the record, and at 100 deliveries a second
+        # RESULT_TTL would keep 60,000 finished jobs' hashes in the queue's Redis.
+        options.update(
+            job_timeout=DELIVER_TIMEOUT,
+            result_ttl=0,
+            description=f"{deadline.key} of {encounter_id}",
+        )
         deliveries = webhook_queue(queue.connection)
         if deadline.due > time.time():
             deliveries.enqueue_at(datetime.fromtimestamp(deadline.due, UTC), DELIVER, **options)

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 
 from tests.api.conftest import SECRET
 from tests.api.process import fray_serve
@@ -204,6 +205,27 @@ def test_a_delivery_is_sent_again_on_request(service: tuple[Service, Receiver]) 
     unknown = fray.post(f"{path}/whd_nothing/redeliver", {})
     assert unknown.status_code == 404
     assert unknown.json()["error"]["code"] == "webhook/delivery-not-found"
+
+
+def test_a_delivery_job_keeps_no_result_in_the_queues_redis(
+    service: tuple[Service, Receiver], queue_url: str
+) -> None:
+    """The delivery log is a delivery's record: its RQ job leaves nothing behind (kept for
+    RESULT_TTL, 100 deliveries a second would hold 60,000 job hashes)."""
+    fray, receiver = service
+    fray.webhook(f"{receiver.url}/kept", view="gm")
+    events = fray.fight("kept")
+    eventually(lambda: receiver.ok("/kept"), lambda r: len(r) >= len(events))
+    queue = redis.Redis.from_url(queue_url)
+
+    def delivery_jobs() -> list[bytes]:
+        descriptions = [queue.hget(key, "description") for key in queue.keys("rq:job:*")]
+        return [d for d in descriptions if d is not None and d.startswith(b"webhook:")]
+
+    # The job that delivered the last event may still be finishing: it goes with it.
+    assert eventually(delivery_jobs, lambda jobs: not jobs) == []
+    assert queue.zcard("rq:finished:fray-webhooks") == 0
+    queue.close()
 
 
 def test_a_player_view_webhook_never_carries_the_enemys_hidden_health(

@@ -21,6 +21,10 @@ from tests.api.conftest import KEY
 from tests.api.process import fray_serve_process
 from tests.engine_helpers import COMBATANTS, skirmish
 from tests.workers.conftest import fray_worker, of_type, stop, wait_until, with_engine
+from workers.audits import audit_encounter
+from workers.jobs import fire_deadline
+from workers.main import warm_up
+from workers.webhooks import deliver_webhook
 
 ONE_SECOND_TURNS = {"turn_time_limit": 1, "on_turn_timeout": "record"}
 
@@ -207,3 +211,8 @@ def test_a_table_break_pauses_every_clock_and_resuming_restarts_the_rest(
     assert parse_iso(event["at"]).timestamp() >= due
     (paused,) = of_type(redis_url, encounter_id, "clock-paused")
     assert 0 < paused["data"]["remaining_ms"] <= 2000
+
+
+def test_a_worker_imports_what_its_jobs_run_before_it_takes_one() -> None:
+    """The names the dispatcher gives RQ are the workers' functions, imported at start."""
+    assert warm_up() == [fire_deadline, deliver_webhook, audit_encounter]
