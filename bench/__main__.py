@@ -3,8 +3,9 @@
 Suites: core (store appends, loads, the fold); api (REST and GraphQL commands against
 minimal baselines, SSE fan-out; needs wrk); receipts (what signing receipts costs the REST
 command path; needs wrk); workers (deadline lateness with `fray worker` processes);
-webhooks (delivery latency and rate with a `fray worker` and a local receiver). With
-no suite named, all of them run.
+webhooks (delivery latency and rate with a `fray worker` and a local receiver); sizing
+(Redis memory and AOF bytes per encounter of 20, 100 and 500 events, for
+deploy/README.md). With no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
 """
@@ -18,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core, receipts, webhooks, workers
+from bench import api, core, receipts, sizing, webhooks, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -40,6 +41,10 @@ def _receipts(args: argparse.Namespace) -> core.Outcome:
     return receipts.run(receipts.Settings.quick() if args.quick else receipts.Settings())
 
 
+def _sizing(args: argparse.Namespace) -> core.Outcome:
+    return sizing.run(sizing.Settings.quick() if args.quick else sizing.Settings())
+
+
 def _workers(args: argparse.Namespace) -> core.Outcome:
     return workers.run(workers.Settings.quick() if args.quick else workers.Settings())
 
@@ -54,6 +59,7 @@ SUITES: dict[str, Suite] = {
     "receipts": _receipts,
     "workers": _workers,
     "webhooks": _webhooks,
+    "sizing": _sizing,
 }
 
 

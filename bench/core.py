@@ -30,6 +30,7 @@ from service.domain.context import GM
 from service.domain.envelope import Envelope
 from service.domain.errors import Conflict
 from service.domain.fold import replay
+from service.domain.ids import stream_id
 from service.embedded_redis import RedisServer
 from service.engine import Engine
 from service.rules.freeform import RULESET
@@ -432,12 +433,15 @@ async def _engine(client: redis.asyncio.Redis, settings: Settings, outcome: Outc
 # --- (b) loads ---------------------------------------------------------------------------
 
 
-async def _build(engine: Engine, events: int) -> str:
-    """An encounter of about `events` events, played through the engine."""
-    encounter_id, _ = await engine.create("freeform", {}, actor=GM, title="bench")
+async def build(engine: Engine, events: int, tenant: str | None = None) -> str:
+    """An encounter of about `events` events (at least that many: a command appends one to
+    four), played through the engine; its id in the store (`tenant/<id>` with a tenant)."""
+    created, _ = await engine.create("freeform", {}, actor=GM, title="bench", tenant=tenant)
+    encounter_id = stream_id(tenant, created)
     version = 1
     for command in workload.setup_commands():
-        version = (await engine.execute(encounter_id, CommandRequest(command=command), GM)).version
+        request = CommandRequest(command=command)
+        version = (await engine.execute(encounter_id, request, GM)).version
     commands = workload.play_commands()
     while version < events:
         request = CommandRequest(command=next(commands))
@@ -450,7 +454,7 @@ async def _loads(client: redis.asyncio.Redis, settings: Settings, outcome: Outco
     built: dict[int, str] = {}
     for size in LOAD_SIZES:
         started = time.perf_counter()
-        built[size] = await _build(Engine(store), size)
+        built[size] = await build(Engine(store), size)
         progress(f"(b) built a {size:,}-event stream in {time.perf_counter() - started:.1f}s")
 
     async def cold_load(encounter_id: str) -> float:
