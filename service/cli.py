@@ -120,7 +120,9 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     print(f"fray serve: HTTP API on http://{args.host}:{args.port} (health: /healthz)")
     # Before the workers start: each writes its metrics there, any one serves the sum.
-    multiprocess_directory(args.workers)
+    shared = multiprocess_directory(args.workers)
+    if shared is not None:
+        print(f"fray serve: metrics of the workers in {shared}")
     uvicorn.run(
         "service.api.server:create_app",
         factory=True,
