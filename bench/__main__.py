@@ -3,7 +3,8 @@
 Suites: core (store appends, loads, the fold); api (REST and GraphQL commands against
 minimal baselines, SSE fan-out; needs wrk); receipts (what signing receipts costs the REST
 command path; needs wrk); workers (deadline lateness with `fray worker` processes);
-webhooks (delivery latency and rate with a `fray worker` and a local receiver). With
+webhooks (delivery latency and rate with a `fray worker` and a local receiver); metrics
+(what the API's metrics cost a command, in one process and in multiprocess mode). With
 no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
@@ -18,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core, receipts, webhooks, workers
+from bench import api, core, metrics, receipts, webhooks, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -44,6 +45,10 @@ def _workers(args: argparse.Namespace) -> core.Outcome:
     return workers.run(workers.Settings.quick() if args.quick else workers.Settings())
 
 
+def _metrics(args: argparse.Namespace) -> core.Outcome:
+    return metrics.run(metrics.Settings.quick() if args.quick else metrics.Settings())
+
+
 def _webhooks(args: argparse.Namespace) -> core.Outcome:
     return webhooks.run(webhooks.Settings.quick() if args.quick else webhooks.Settings())
 
@@ -54,6 +59,7 @@ SUITES: dict[str, Suite] = {
     "receipts": _receipts,
     "workers": _workers,
     "webhooks": _webhooks,
+    "metrics": _metrics,
 }
 
 
