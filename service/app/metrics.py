@@ -35,9 +35,9 @@ T = TypeVar("T")
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
-# Seconds to handle a command in this process. The old buckets (up to Fray 0.1's
-# hand-written registry) and more between 0.5 and 35 ms, where p50 and p99 fall: measured
-# in docs/benchmarks.md, p50 0.7-37 ms and p99 1.3-200 ms by load.
+# Seconds to handle a command in this process: every bound of the hand-written registry
+# before, and more between 0.5 and 35 ms, where p50 and p99 fall (docs/benchmarks.md: p50
+# 0.7-37 ms and p99 1.3-200 ms, by load).
 COMMAND_BUCKETS = (
     0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.035, 0.05, 0.1, 0.25,
     0.5, 1.0, 2.5, 5.0,
