@@ -5,7 +5,8 @@ minimal baselines, SSE fan-out; needs wrk); receipts (what signing receipts cost
 command path; needs wrk); workers (deadline lateness with `fray worker` processes);
 webhooks (delivery latency and rate with a `fray worker` and a local receiver); sizing
 (Redis memory and AOF bytes per encounter of 20, 100 and 500 events, for
-deploy/README.md). With no suite named, all of them run.
+deploy/README.md); metrics (what the API's metrics cost a command, in one process and in
+multiprocess mode). With no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
 """
@@ -19,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core, receipts, sizing, webhooks, workers
+from bench import api, core, metrics, receipts, sizing, webhooks, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -49,6 +50,10 @@ def _workers(args: argparse.Namespace) -> core.Outcome:
     return workers.run(workers.Settings.quick() if args.quick else workers.Settings())
 
 
+def _metrics(args: argparse.Namespace) -> core.Outcome:
+    return metrics.run(metrics.Settings.quick() if args.quick else metrics.Settings())
+
+
 def _webhooks(args: argparse.Namespace) -> core.Outcome:
     return webhooks.run(webhooks.Settings.quick() if args.quick else webhooks.Settings())
 
@@ -60,6 +65,7 @@ SUITES: dict[str, Suite] = {
     "workers": _workers,
     "webhooks": _webhooks,
     "sizing": _sizing,
+    "metrics": _metrics,
 }
 
 

@@ -20,6 +20,7 @@ from service import cli_audit, cli_dev
 from service.app.audits import Audits
 from service.app.auth import system_principal
 from service.app.encounters import Encounters
+from service.app.metrics import multiprocess_directory
 from service.app.receipts import Signer, SigningKeyError, parse_signing_keys
 from service.audit import AuditReport, keys_of
 from service.config import ConfigError, Settings
@@ -118,6 +119,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fray serve: {error}", file=sys.stderr)
         return 2
     print(f"fray serve: HTTP API on http://{args.host}:{args.port} (health: /healthz)")
+    # Before the workers start: each writes its metrics there, any one serves the sum.
+    shared = multiprocess_directory(args.workers)
+    if shared is not None:
+        print(f"fray serve: metrics of the workers in {shared}")
     uvicorn.run(
         "service.api.server:create_app",
         factory=True,

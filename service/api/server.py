@@ -71,7 +71,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state.auth = Auth(settings)
         state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
         state.metrics = Metrics()
-        state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
         state.encounters = Encounters(
             state.engine, state.auth, state.limiter, state.metrics, hub=state.hub, signer=signer
         )

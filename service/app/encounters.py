@@ -343,12 +343,14 @@ class Encounters:
         stream = principal.stream_of()
         loaded = await self.engine.load(stream)
         sign = None if self.signer is None else partial(self.receipt, stream)
-        return following.events(self.engine, self._hub(), principal, loaded, after, idle, sign)
+        events = following.events(self.engine, self._hub(), principal, loaded, after, idle, sign)
+        return events if self.metrics is None else self.metrics.followed(events)
 
     async def watch(self, principal: Principal) -> AsyncGenerator[EncounterSummary, None]:
         """The summary as the viewer may see it now, then again after every change."""
         loaded = await self.engine.load(principal.stream_of())
-        return following.summaries(self.engine, self._hub(), principal, loaded)
+        summaries = following.summaries(self.engine, self._hub(), principal, loaded)
+        return summaries if self.metrics is None else self.metrics.followed(summaries)
 
     def _hub(self) -> StreamHub:
         if self.hub is None:
@@ -401,7 +403,7 @@ class Encounters:
         if self.metrics is not None:
             self.metrics.command(ruleset, kind, outcome, seconds)
             if result is not None and not result.duplicate:
-                self.metrics.inc("fray_appends_total", by=len(result.events))
+                self.metrics.appended(len(result.events))
         tenant, public = split_stream(stream)
         line = {
             "event": "command",

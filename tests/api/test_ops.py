@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from tests.api.conftest import Api, bearer, running, settings_for
+from tests.prometheus import value
 
 pytestmark = pytest.mark.anyio
 
@@ -47,16 +48,16 @@ async def test_metrics_count_commands_rejections_appends_and_latency(
     gm = await api.skirmish(encounter_id)
     await api.send(encounter_id, gm, {"type": "fly"})
     text = (await api.client.get("/metrics")).text
-    assert (
-        'fray_commands_total{ruleset="freeform",type="add-combatant",outcome="accepted"} 2' in text
-    )
-    assert 'fray_rejections_total{code="command/unknown-type"} 1' in text
-    assert "fray_appends_total 7" in text
-    assert 'fray_command_seconds_bucket{ruleset="freeform",type="roll-initiative",le="+Inf"} 1' in (
-        text
-    )
-    assert "fray_open_subscriptions 0" in text
+    added = {"ruleset": "freeform", "type": "add-combatant", "outcome": "accepted"}
+    assert value(text, "fray_commands_total", **added) == 2
+    assert value(text, "fray_rejections_total", code="command/unknown-type") == 1
+    assert value(text, "fray_appends_total") == 7
+    rolled = {"ruleset": "freeform", "type": "roll-initiative"}
+    assert value(text, "fray_command_seconds_bucket", **rolled, le="+Inf") == 1
+    assert value(text, "fray_command_seconds_count", **rolled) == 1
+    assert value(text, "fray_open_subscriptions") == 0
     assert "# TYPE fray_command_seconds histogram" in text
+    assert "# TYPE fray_commands_total counter" in text
 
 
 async def test_metrics_show_deadlines_pending_and_what_workers_fired(
