@@ -12,7 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis.asyncio as aioredis
 
@@ -107,10 +107,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Of the grace period, the part past the requests in flight: the lifespan's shutdown (the
+# stream hub stopped, the Redis clients closed) and the process's exit.
+TEARDOWN = 1.0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    signing_key = Settings.from_env().signing_key
+    settings = Settings.from_env()
+    signing_key = settings.signing_key
     try:
         if signing_key is not None:
             parse_signing_keys(signing_key)
@@ -118,6 +124,12 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fray serve: {error}", file=sys.stderr)
         return 2
     print(f"fray serve: HTTP API on http://{args.host}:{args.port} (health: /healthz)")
+    # Uvicorn stops on SIGTERM: it stops accepting, lets the requests in flight finish for
+    # up to `timeout_graceful_shutdown` (then cancels them), and the app ends its streams
+    # (service.api.draining); at the end it raises the signal again, for whoever handles it
+    # outside. Here nobody is outside: it is this process's wish to exit, and it exits 0
+    # (a signal before uvicorn is up, too).
+    signal.signal(signal.SIGTERM, _exit_zero)
     uvicorn.run(
         "service.api.server:create_app",
         factory=True,
@@ -126,8 +138,20 @@ def _serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         log_level="info",
         log_config=_log_config(),
+        # uvicorn types it as whole seconds; asyncio.wait_for, which it goes to, takes any.
+        timeout_graceful_shutdown=cast(int, _requests_grace(settings.shutdown_grace)),
     )
     return 0
+
+
+def _requests_grace(grace: float) -> float:
+    """The time requests in flight have after SIGTERM: the grace period less the teardown
+    (half of it when it is shorter than two teardowns)."""
+    return max(grace - TEARDOWN, grace / 2)
+
+
+def _exit_zero(sig: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -191,9 +215,9 @@ def _dev(args: argparse.Namespace) -> int:
         )
     else:
         print(f"fray dev: using Redis at {settings.redis_url}")
-    # The worker that fires clocks and reaction windows, beside the API. Uvicorn ends this
-    # process by re-raising the signal that stopped it, so the worker is also told to die
-    # with it (SIGKILL: its Redis goes too; pending deadlines wait in the outbox).
+    # The worker that fires clocks and reaction windows, beside the API: stopped with it
+    # (SIGTERM, below, once the API has stopped), and told to die with it should this
+    # process be killed (SIGKILL: its Redis goes too; pending deadlines wait in the outbox).
     worker = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "worker"],
         preexec_fn=partial(die_with_parent, signal.SIGKILL),
