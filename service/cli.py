@@ -107,11 +107,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Of the grace period, the part past the requests in flight: the lifespan's shutdown (the
-# stream hub stopped, the Redis clients closed) and the process's exit.
-TEARDOWN = 1.0
-
-
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -139,15 +134,9 @@ def _serve(args: argparse.Namespace) -> int:
         log_level="info",
         log_config=_log_config(),
         # uvicorn types it as whole seconds; asyncio.wait_for, which it goes to, takes any.
-        timeout_graceful_shutdown=cast(int, _requests_grace(settings.shutdown_grace)),
+        timeout_graceful_shutdown=cast(int, settings.shutdown_work_time),
     )
     return 0
-
-
-def _requests_grace(grace: float) -> float:
-    """The time requests in flight have after SIGTERM: the grace period less the teardown
-    (half of it when it is shorter than two teardowns)."""
-    return max(grace - TEARDOWN, grace / 2)
 
 
 def _exit_zero(sig: int, frame: object) -> None:

@@ -13,6 +13,9 @@ DEFAULT_RATE_LIMIT = 50
 # Seconds from SIGTERM until the process has exited: under Kubernetes' default
 # terminationGracePeriodSeconds (30 s), after which it sends SIGKILL.
 DEFAULT_SHUTDOWN_GRACE = 25.0
+# Of the grace period, the part kept past the work in hand: closing the clients, releasing
+# what is held, exiting.
+TEARDOWN = 1.0
 ANY_ORIGIN = "*"
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*")
 
@@ -54,6 +57,13 @@ class Settings:
     def retention(self) -> float | None:
         """The retention period in seconds, as the stores take it."""
         return None if self.retention_days is None else self.retention_days * 86_400
+
+    @property
+    def shutdown_work_time(self) -> float:
+        """The seconds the work in hand (requests in flight, a worker's job) has after
+        SIGTERM: the grace period less the teardown (half of it, when it is shorter than two
+        teardowns)."""
+        return max(self.shutdown_grace - TEARDOWN, self.shutdown_grace / 2)
 
     @classmethod
     def from_env(cls) -> Settings:
