@@ -217,7 +217,7 @@ def _dev(args: argparse.Namespace) -> int:
     finally:
         worker.terminate()
         try:
-            worker.wait(timeout=10)
+            worker.wait(timeout=settings.shutdown_grace)
         except subprocess.TimeoutExpired:
             worker.kill()
         if embedded is not None:

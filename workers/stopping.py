@@ -56,8 +56,11 @@ class StoppingWorker(SimpleWorker):
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
 
     def request_force_stop(self, signum: int, frame: FrameType | None) -> None:
-        self._cold = True
-        super().request_force_stop(signum, frame)
+        try:
+            super().request_force_stop(signum, frame)  # ignored within 1 s of the first
+        except SystemExit:
+            self._cold = True
+            raise
 
     def _out_of_time(self) -> None:
         runner = current_runner()
