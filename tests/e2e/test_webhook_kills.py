@@ -1,7 +1,8 @@
 """Killing the worker mid-delivery loses nothing (issue 28): `fray worker` is SIGKILLed
 while a receiver holds a delivery's request open, and a new worker (its sweeper) sends it
 again once the dead worker's lease lapses; every event still arrives, in order, the one
-in flight twice with the same `delivery_id`."""
+in flight twice with the same `delivery_id`. Stopped with SIGTERM instead, the worker
+finishes the delivery in flight first, so it is sent once."""
 
 from __future__ import annotations
 
