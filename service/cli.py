@@ -12,7 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis.asyncio as aioredis
 
@@ -111,7 +111,8 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    signing_key = Settings.from_env().signing_key
+    settings = Settings.from_env()
+    signing_key = settings.signing_key
     try:
         if signing_key is not None:
             parse_signing_keys(signing_key)
@@ -123,6 +124,12 @@ def _serve(args: argparse.Namespace) -> int:
     shared = multiprocess_directory(args.workers)
     if shared is not None:
         print(f"fray serve: metrics of the workers in {shared}")
+    # Uvicorn stops on SIGTERM: it stops accepting, lets the requests in flight finish for
+    # up to `timeout_graceful_shutdown` (then cancels them), and the app ends its streams
+    # (service.api.draining); at the end it raises the signal again, for whoever handles it
+    # outside. Here nobody is outside: it is this process's wish to exit, and it exits 0
+    # (a signal before uvicorn is up, too).
+    signal.signal(signal.SIGTERM, _exit_zero)
     uvicorn.run(
         "service.api.server:create_app",
         factory=True,
@@ -131,8 +138,22 @@ def _serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         log_level="info",
         log_config=_log_config(),
+        # uvicorn types it as whole seconds; asyncio.wait_for, which it goes to, takes any.
+        timeout_graceful_shutdown=cast(int, settings.shutdown_work_time),
+        # `--workers N`: uvicorn's supervisor kills a worker that does not answer its ping
+        # within this many seconds (5 by default), and a spawned worker answers only once
+        # it has imported the app: on a loaded 2-core machine that took longer, and the
+        # supervisor killed and respawned the workers in a loop, never serving.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK,
     )
     return 0
+
+
+WORKER_HEALTHCHECK = 60  # seconds; see _serve
+
+
+def _exit_zero(sig: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -196,9 +217,9 @@ def _dev(args: argparse.Namespace) -> int:
         )
     else:
         print(f"fray dev: using Redis at {settings.redis_url}")
-    # The worker that fires clocks and reaction windows, beside the API. Uvicorn ends this
-    # process by re-raising the signal that stopped it, so the worker is also told to die
-    # with it (SIGKILL: its Redis goes too; pending deadlines wait in the outbox).
+    # The worker that fires clocks and reaction windows, beside the API: stopped with it
+    # (SIGTERM, below, once the API has stopped), and told to die with it should this
+    # process be killed (SIGKILL: its Redis goes too; pending deadlines wait in the outbox).
     worker = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "worker"],
         preexec_fn=partial(die_with_parent, signal.SIGKILL),
@@ -209,7 +230,7 @@ def _dev(args: argparse.Namespace) -> int:
     finally:
         worker.terminate()
         try:
-            worker.wait(timeout=10)
+            worker.wait(timeout=settings.shutdown_grace)
         except subprocess.TimeoutExpired:
             worker.kill()
         if embedded is not None:

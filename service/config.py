@@ -10,6 +10,12 @@ from urllib.parse import urlsplit
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_BODY = 64 * 1024
 DEFAULT_RATE_LIMIT = 50
+# Seconds from SIGTERM until the process has exited: under Kubernetes' default
+# terminationGracePeriodSeconds (30 s), after which it sends SIGKILL.
+DEFAULT_SHUTDOWN_GRACE = 25.0
+# Of the grace period, the part kept past the work in hand: closing the clients, releasing
+# what is held, exiting.
+TEARDOWN = 1.0
 ANY_ORIGIN = "*"
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*")
 
@@ -43,11 +49,21 @@ class Settings:
     # FRAY_WEBHOOK_RETRY_SCHEDULE: seconds before each retry, e.g. "1,5,30"; () for the
     # default (workers.webhooks.RETRY_SCHEDULE).
     webhook_retry_schedule: tuple[float, ...] = ()
+    # FRAY_SHUTDOWN_GRACE: seconds a process told to stop (SIGTERM) has to finish what it
+    # is doing and exit: the API its requests in flight, a worker its job.
+    shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE
 
     @property
     def retention(self) -> float | None:
         """The retention period in seconds, as the stores take it."""
         return None if self.retention_days is None else self.retention_days * 86_400
+
+    @property
+    def shutdown_work_time(self) -> float:
+        """The seconds the work in hand (requests in flight, a worker's job) has after
+        SIGTERM: the grace period less the teardown (half of it, when it is shorter than two
+        teardowns)."""
+        return max(self.shutdown_grace - TEARDOWN, self.shutdown_grace / 2)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -76,6 +92,10 @@ class Settings:
                 _seconds("FRAY_WEBHOOK_RETRY_SCHEDULE", part)
                 for part in os.environ.get("FRAY_WEBHOOK_RETRY_SCHEDULE", "").split(",")
                 if part.strip()
+            ),
+            shutdown_grace=_seconds(
+                "FRAY_SHUTDOWN_GRACE",
+                os.environ.get("FRAY_SHUTDOWN_GRACE", str(DEFAULT_SHUTDOWN_GRACE)),
             ),
         )
 

@@ -84,3 +84,23 @@ def test_a_retention_that_is_not_a_positive_number_of_days_is_refused(
     monkeypatch.setenv("FRAY_RETENTION_DAYS", value)
     with pytest.raises(ConfigError, match="FRAY_RETENTION_DAYS must be a positive number of days"):
         Settings.from_env()
+
+
+def test_the_shutdown_grace_defaults_under_kubernetes_thirty_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("FRAY_SHUTDOWN_GRACE", raising=False)
+    assert Settings.from_env().shutdown_grace == 25.0
+    monkeypatch.setenv("FRAY_SHUTDOWN_GRACE", "7.5")
+    assert Settings.from_env().shutdown_grace == 7.5
+
+
+@pytest.mark.parametrize("value", ["", "0", "-1", "soon", "inf", "nan"])
+def test_a_shutdown_grace_that_is_not_a_positive_number_of_seconds_is_refused(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("FRAY_SHUTDOWN_GRACE", value)
+    with pytest.raises(
+        ConfigError, match="FRAY_SHUTDOWN_GRACE must be a positive number of seconds"
+    ):
+        Settings.from_env()

@@ -17,6 +17,7 @@ deadlines its own firings record (the next turn's clock after a timeout), like t
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import os
 import secrets
@@ -69,6 +70,16 @@ DRAIN = 500  # other due deadlines one job fires at most
 CONCURRENT = 32  # firings in flight at once
 
 
+class Released(Exception):
+    """The worker stopped before the job finished (its grace period ran out): the job's
+    lease is released, RQ runs it again (`Retry`), and the outbox still holds its work."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "released: the worker stopped before the job finished; it runs again elsewhere"
+        )
+
+
 def fire_deadline(encounter_id: str, key: str, due: float) -> str:
     """RQ's entry point: ids and a time in, the outcome's name out (kept as the result)."""
     return _Runner.get().run(encounter_id, key, due)
@@ -77,6 +88,12 @@ def fire_deadline(encounter_id: str, key: str, due: float) -> str:
 def runner() -> _Runner:
     """This process's event loop, Redis client and engine (the audit jobs share them)."""
     return _Runner.get()
+
+
+def current_runner() -> _Runner | None:
+    """This process's runner if a job has made one (a worker that ran none has nothing to
+    finish when it stops)."""
+    return _Runner.current()
 
 
 class _Runner:
@@ -119,6 +136,15 @@ class _Runner:
         self._idle.set()
         self._timers: set[asyncio.Task[None]] = set()
         self._pid = os.getpid()
+        # Told to stop (`workers.stopping`): what is under way goes on, nothing new starts
+        # (a webhook run hands over at its next delivery).
+        self.stopping = False
+
+    @classmethod
+    def current(cls) -> _Runner | None:
+        """This process's runner if a job has made one (nothing to stop otherwise)."""
+        instance = cls._instance
+        return instance if instance is not None and instance._pid == os.getpid() else None
 
     @classmethod
     def get(cls) -> _Runner:
@@ -148,8 +174,29 @@ class _Runner:
         return self._dispatcher
 
     def call(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run `work` in this process's event loop (RQ's thread waits for it)."""
-        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+        """Run `work` in this process's event loop (RQ's thread waits for it); `Released`
+        if the worker stopped before it finished (`cancel_all`)."""
+        try:
+            return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+        except concurrent.futures.CancelledError:
+            raise Released() from None
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Until no task runs in this process's loop (the jobs' work, the firings armed
+        early, webhook runs), or `timeout` seconds; whether it is idle."""
+        future = asyncio.run_coroutine_threadsafe(_idle(), self._loop)
+        try:
+            future.result(max(timeout, 0.0))
+        except TimeoutError:
+            future.cancel()
+            return False
+        return True
+
+    def cancel_all(self) -> None:
+        """Cancel every task in this process's loop: a job waiting on one fails (RQ retries
+        it) and each lease is released on the way out (the `finally` of `fire`, of an
+        audit, of a webhook run), so another worker takes the work up at once."""
+        self._loop.call_soon_threadsafe(_cancel_all)
 
     def run(self, encounter_id: str, key: str, due: float) -> Fired:
         early = due - time.time()
@@ -159,10 +206,9 @@ class _Runner:
             # instead. Should this process die first, the deadline is still in the outbox
             # for the sweeper.
             arm = self._arm(early, encounter_id, key, due)
-            asyncio.run_coroutine_threadsafe(arm, self._loop).result()
+            self.call(arm)
             return "armed"
-        work = self._fire_and_drain(encounter_id, key, due)
-        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+        return self.call(self._fire_and_drain(encounter_id, key, due))
 
     async def _arm(self, delay: float, encounter_id: str, key: str, due: float) -> None:
         """Set the timer, then hold RQ's thread (this job) while deadlines that are due now
@@ -214,6 +260,17 @@ class _Runner:
                 again = self._drain_again
         finally:
             self._draining = False
+
+
+async def _idle() -> None:
+    me = asyncio.current_task()
+    while others := [task for task in asyncio.all_tasks() if task is not me]:
+        await asyncio.wait(others)
+
+
+def _cancel_all() -> None:
+    for task in asyncio.all_tasks():
+        task.cancel()
 
 
 class Leases:

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 
@@ -22,6 +21,7 @@ from service.dispatch import (
     deadline_queue,
     webhook_queue,
 )
+from workers.stopping import StoppingWorker
 from workers.sweeper import INTERVAL, Sweeper
 
 
@@ -36,7 +36,8 @@ def warm_up() -> list[Callable[..., Any]]:
 def run_worker(
     settings: Settings, *, burst: bool = False, sweep_interval: float = INTERVAL
 ) -> bool:
-    """Work until stopped (SIGTERM, SIGINT); with `burst`, until the queue is empty.
+    """Work until stopped (SIGTERM, SIGINT: the job in hand is finished or released within
+    the grace period, `workers.stopping`); with `burst`, until the queue is empty.
 
     A `SimpleWorker` runs each job in this process rather than a fork of it: a firing is
     one short command, and the sweeper's thread and event loop stay out of forks.
@@ -51,12 +52,18 @@ def run_worker(
     # RQ takes the next job from the first queue that has one: deadlines, then webhook
     # deliveries, then audits (an audit re-decides a whole stream).
     queues = [deadline_queue(connection), webhook_queue(connection), audit_queue(connection)]
-    worker = SimpleWorker(queues, connection=connection, serializer=JSONSerializer)
+    worker = StoppingWorker(
+        queues,
+        connection=connection,
+        serializer=JSONSerializer,
+        work_time=settings.shutdown_work_time,
+    )
     sweeper = Sweeper(settings.redis_url, connection, interval=sweep_interval)
     sweeper.start()
     try:
         return worker.work(burst=burst, with_scheduler=True)
     finally:
+        worker.settle()
         sweeper.stop()
         sweeper.join(timeout=5)
         connection.close()

@@ -90,6 +90,7 @@ class _Courier:
         self.taken_up = process.dispatcher.taken_up
         self.schedule_soon = schedule_soon(self)
         self.retry_schedule = settings.webhook_retry_schedule or RETRY_SCHEDULE
+        self.stopping = lambda: process.stopping
         # The pairs (encounter, webhook) being delivered in this process, and whether a job
         # came for one meanwhile (its delivery then goes round once more).
         self._running: dict[tuple[str, str], bool] = {}
@@ -201,8 +202,8 @@ async def _run(
     owed: list[Deadline] = []
     webhook: Webhook | None = None
     while True:
-        if time.monotonic() - started > BUDGET:
-            return "more"
+        if time.monotonic() - started > BUDGET or courier.stopping():
+            return "more"  # a job of its own goes on (this worker is stopping: another's)
         if not owed:
             owed = await _owed(courier.engine, stream, webhook_id)
             webhook = None

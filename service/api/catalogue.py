@@ -317,6 +317,16 @@ CATALOGUE: tuple[ErrorKind, ...] = (
         "waits out the outage (heartbeats go on) and carries on, one opened during it is "
         "answered `503`.",
     ),
+    ErrorKind(
+        503,
+        ("server/shutting-down",),
+        "The instance is shutting down (SIGTERM): `/readyz` answers it while the instance "
+        "finishes its requests in flight, and each SSE stream it ends says it in its last "
+        "frame (`event: error`, after a `retry:` hint). Reconnect: another instance (or "
+        "this one, restarted) serves the same encounters, and an SSE stream resumes from "
+        "its `Last-Event-ID`. A GraphQL websocket is closed with code 1012 (service "
+        "restart) instead.",
+    ),
 )
 
 # Code -> status, for every code the table names as a whole row.

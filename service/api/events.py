@@ -4,6 +4,7 @@ the stream tickets a browser opens that stream with."""
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
@@ -13,6 +14,7 @@ from starlette.responses import Response, StreamingResponse
 
 from service.api.access import encounter_id_of, encounters_of, tickets_of, viewer
 from service.api.bodies import MAX_QUERY_INT, query_int
+from service.api.draining import Draining, ShuttingDown
 from service.api.errors import InvalidRequest
 from service.api.responses import JSONResponse
 from service.app.auth import Principal
@@ -22,6 +24,9 @@ from service.domain.errors import FrayError
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
 RETRY_MS = 2000
+# The retry hint of a stream ended by a shutdown: drawn in this range, so that the
+# followers of a draining instance do not all come back to the others in the same instant.
+SHUTDOWN_RETRY_MS = (500, 3000)
 DISCONNECT_POLL = 0.25
 _log = logging.getLogger("fray.api")
 
@@ -92,8 +97,10 @@ async def _sse(
     request: Request, events: AsyncGenerator[dict[str, Any] | None, None], stream: str
 ) -> AsyncIterator[bytes]:
     """`Encounters.follow` as SSE frames, with heartbeats while idle; ends when the client
-    goes (noticed at each idle tick, not only at the next write)."""
+    goes (noticed at each idle tick, not only at the next write), or with a retry hint
+    when the process begins to shut down (noticed as soon, `service.api.draining`)."""
     heartbeat: float = request.app.state.settings.sse_heartbeat
+    draining: Draining = request.app.state.draining
     yield f"retry: {RETRY_MS}\n\n".encode()
     try:
         idle = 0.0
@@ -101,13 +108,17 @@ async def _sse(
             if seen is not None:
                 idle = 0.0
                 yield _frame(seen["version"], seen["type"], orjson.dumps(seen))
-                continue
-            if await request.is_disconnected():
+            elif await request.is_disconnected():
                 return
-            idle += DISCONNECT_POLL
-            if idle >= heartbeat:
-                idle = 0.0
-                yield b": keep-alive\n\n"
+            else:
+                idle += DISCONNECT_POLL
+                if idle >= heartbeat:
+                    idle = 0.0
+                    yield b": keep-alive\n\n"
+            if draining.began:
+                _log.info("SSE stream for %s ended: shutting down", stream)
+                yield _goodbye()
+                return
     except SubscriptionLost as error:
         # A slow subscriber or a stopping hub: the client reconnects with Last-Event-ID.
         _log.info("SSE stream for %s ended: %s", stream, error.__cause__)
@@ -121,6 +132,13 @@ async def _sse(
         )
     finally:
         await events.aclose()  # unsubscribes now, not when collected
+
+
+def _goodbye() -> bytes:
+    """The last frame of a stream ended by a shutdown: when to reconnect, and why. It has no
+    `id:`, so the client's Last-Event-ID stays the last event it was sent."""
+    wait = random.randint(*SHUTDOWN_RETRY_MS)
+    return b"retry: %d\nevent: error\ndata: %s\n\n" % (wait, orjson.dumps(ShuttingDown().to_dict()))
 
 
 def _frame(version: int, kind: str, data: bytes) -> bytes:

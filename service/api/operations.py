@@ -644,10 +644,21 @@ OPERATIONS: tuple[Operation, ...] = (
         "get",
         "/readyz",
         "readyz",
-        "Readiness: Redis answers.",
+        "Readiness: Redis answers and the instance is not shutting down.",
         "operations",
-        (Reply(200, "Ready.", Readiness), Reply(503, "Redis does not answer.", Readiness)),
+        (
+            Reply(200, "Ready.", Readiness),
+            Reply(
+                503,
+                "Redis does not answer (`store/unavailable`), or the instance is shutting "
+                "down (`server/shutting-down`).",
+                Readiness,
+            ),
+        ),
         security=(),
+        description="Point a load balancer's (or Kubernetes') readiness probe here: on a 503 "
+        "it stops sending the instance requests. `/healthz` says only that the process "
+        "answers.",
     ),
     Operation(
         "get",

@@ -9,11 +9,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
+from service.api.draining import Draining, ShuttingDown
 from service.api.responses import JSONResponse
 from service.app.metrics import Metrics
 from service.audit_metrics import AuditMetrics
 from service.deadline_metrics import DeadlineMetrics
 from service.rules.registry import RULESETS
+from service.store.errors import StoreUnavailable
 from service.webhook_metrics import WebhookMetrics
 
 PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
@@ -24,11 +26,17 @@ async def healthz(request: Request) -> JSONResponse:
 
 
 async def readyz(request: Request) -> JSONResponse:
+    """Ready while Redis answers and the process is not shutting down: a load balancer
+    stops sending this instance requests on a 503."""
+    draining: Draining = request.app.state.draining
+    if draining.began:
+        return JSONResponse({"status": "draining", **ShuttingDown().to_dict()}, status_code=503)
     client: aioredis.Redis = request.app.state.redis
     try:
         await client.ping()
     except (aioredis.RedisError, OSError) as error:
-        return JSONResponse({"status": "unavailable", "redis": str(error)}, status_code=503)
+        body = {"status": "unavailable", "redis": str(error)}
+        return JSONResponse({**body, **StoreUnavailable(str(error)).to_dict()}, status_code=503)
     return JSONResponse({"status": "ready"})
 
 

@@ -272,5 +272,12 @@ class Health(BaseModel):
 
 
 class Readiness(BaseModel):
-    status: Literal["ready", "unavailable"]
+    status: Literal["ready", "unavailable", "draining"] = Field(
+        description="ready; unavailable: Redis does not answer; draining: the instance is "
+        "shutting down (SIGTERM) and finishing the requests it has."
+    )
     redis: str | None = Field(default=None, description="Why Redis is unreachable.")
+    error: ErrorDetail | None = Field(
+        default=None,
+        description="With a 503: `store/unavailable` or `server/shutting-down`.",
+    )

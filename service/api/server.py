@@ -13,6 +13,7 @@ from starlette.routing import BaseRoute, Route
 
 from service.api import ops, rest
 from service.api.cors import cors_middleware
+from service.api.draining import Draining, on_stop_signals
 from service.api.errors import EXCEPTION_HANDLERS
 from service.api.graphql import graphql_routes
 from service.api.middleware import BodyLimitMiddleware
@@ -46,6 +47,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         state = app.state
         state.settings = settings
+        state.draining = Draining()
         state.redis = redis_client(settings.redis_url)
         # The command path's two Redis calls (rate count, append) share one pipelined
         # connection: see service.store.multiplex.
@@ -85,7 +87,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         gc.collect()
         gc.freeze()
         try:
-            yield
+            # SIGTERM ends the SSE streams and turns /readyz to 503 (service.api.draining).
+            with on_stop_signals(state.draining):
+                yield
         finally:
             await state.hub.stop()
             await state.multiplexed.aclose()

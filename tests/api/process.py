@@ -26,8 +26,11 @@ def fray_serve(redis_url: str, **env: str) -> Iterator[str]:
 
 
 @contextmanager
-def fray_serve_process(redis_url: str, **env: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """A `fray serve` process, up and ready: its base URL and the process."""
+def fray_serve_process(
+    redis_url: str, *args: str, **env: str
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """A `fray serve` process (given further `args`, e.g. `--workers 2`), up and ready: its
+    base URL and the process."""
     port = free_port()
     environment = {
         **os.environ,
@@ -37,7 +40,7 @@ def fray_serve_process(redis_url: str, **env: str) -> Iterator[tuple[str, subpro
         **env,
     }
     process = subprocess.Popen(
-        [FRAY, "serve", "--port", str(port)], env=environment,
+        [FRAY, "serve", "--port", str(port), *args], env=environment,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

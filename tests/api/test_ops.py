@@ -40,6 +40,16 @@ async def test_readyz_answers_503_without_redis(redis_url: str) -> None:
             await app.state.redis.aclose()
             app.state.redis = live
     assert response.status_code == 503 and response.json()["status"] == "unavailable"
+    assert response.json()["error"]["code"] == "store/unavailable"
+
+
+async def test_readyz_answers_503_once_the_process_is_shutting_down(api: Api) -> None:
+    app = api.client.app  # type: ignore[attr-defined]
+    app.state.draining.begin()  # what SIGTERM does (service.api.draining)
+    response = await api.client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "draining"
+    assert response.json()["error"]["code"] == "server/shutting-down"
 
 
 async def test_metrics_count_commands_rejections_appends_and_latency(

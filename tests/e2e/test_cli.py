@@ -319,3 +319,13 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return "State:\tZ" not in status
+
+
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_a_shutdown_grace_that_does_not_parse_stops_the_process_before_it_starts(command):
+    env = {**os.environ, "FRAY_SHUTDOWN_GRACE": "soon"}
+    result = subprocess.run([FRAY, command], capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"fray {command}: FRAY_SHUTDOWN_GRACE must be a positive number of seconds, not 'soon'"
+    )
