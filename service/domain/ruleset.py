@@ -88,7 +88,7 @@ class RulesetBase(Generic[S]):
     """The shape of this ruleset's reaction-window triggers, for the fields it hides."""
     seed_sealed: ClassVar[bool] = False
     """True where the seed orders something no viewer may know before the end."""
-    straight_paths: ClassVar[bool] = False
+    straight_paths: ClassVar[bool] = True
     """Equally cheap paths go toward the straight line (`Table.straight_paths`); False in
     the versions kept for the encounters recorded before (issue 27)."""
 
