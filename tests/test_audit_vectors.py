@@ -32,7 +32,7 @@ from service.domain.draws import Roller, draw, shuffle_from
 from service.domain.envelope import Envelope, seal
 from service.domain.receipts import verify_receipt
 from service.domain.timefmt import parse_iso
-from service.rules.registry import ruleset_named
+from service.rules.registry import ruleset_at
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "audit.md"
 VECTORS = ("seed", "canonical", "draws", "dice", "shuffle", "envelope", "chain", "receipt")
@@ -224,7 +224,7 @@ def test_re_running_the_chains_command_reproduces_version_2():
     v = vector("chain")
     first, second = (Envelope.from_body(line.encode("utf-8")) for line in v["lines"])
     created = EncounterCreated.model_validate(first.data)
-    ruleset = ruleset_named(created.ruleset)
+    ruleset = ruleset_at(created.ruleset, created.ruleset_version)
     assert ruleset.version == created.ruleset_version
     assert second.command is not None
     _, produced = decide_envelopes(

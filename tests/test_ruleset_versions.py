@@ -13,7 +13,7 @@ from service.domain.context import GM
 from service.domain.envelope import Envelope
 from service.domain.errors import RuleViolation
 from service.engine import Engine
-from service.rules.registry import RULESETS, RulesetUnavailable
+from service.rules.registry import RULESETS, RulesetUnavailable, versions_of
 from service.store.memory import MemoryStore
 from tests.engine_helpers import run, send, skirmish
 from tests.versions import EARLIER, EARLIER_VERSION, before_the_upgrade, drop_earlier
@@ -79,7 +79,7 @@ def test_a_version_this_fray_does_not_run_is_refused_and_nothing_is_appended(
                 await attempt
             assert refused.value.message == (
                 f"ruleset freeform {EARLIER_VERSION} is not available; this Fray runs "
-                f"freeform {RULESETS['freeform'].version}"
+                f"freeform {', '.join(versions_of('freeform'))}"
             )
         assert await store.head(encounter_id) == head
 

@@ -12,14 +12,14 @@ from service.domain.context import DecideContext
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.rules import registry
-from service.rules.freeform import Freeform
 from service.rules.freeform.commands import Delay
 from service.rules.freeform.state import FreeformState
+from service.rules.freeform.v1_0 import FreeformV1_0
 
 EARLIER_VERSION = "0.9.0"
 
 
-class EarlierFreeform(Freeform):
+class EarlierFreeform(FreeformV1_0):
     """freeform as it decided at 0.9.0: it had no `delay` (1.0.0 added it)."""
 
     version = EARLIER_VERSION

@@ -1,5 +1,7 @@
 """Paths across a map: the cheapest way from one cell to another (A*), through terrain and
-around other combatants, as the map's movement costs price it."""
+around other combatants, as the map's movement costs price it; among equally cheap ways,
+the one nearest the straight line (`service.domain.straight_paths`) or, for the encounters
+recorded before that, the first the search found."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from service.domain.grid import (
     offsets_of,
     require_on_map,
 )
+from service.domain.straight_paths import Line, straightest
 
 
 class Path(BaseModel):
@@ -39,6 +42,7 @@ def find_path(
     mover_side: str,
     max_cost: int | None = None,
     *,
+    straight: bool,
     diagonals_so_far: int = 0,
 ) -> Path | None:
     """The cheapest path from start to goal costing at most max_cost, or None (A*).
@@ -46,8 +50,13 @@ def find_path(
     `occupancy` maps occupied cells to the side holding them. Other sides' cells block;
     `mover_side`'s cells may be passed through, but the path may not end on any occupied
     cell. The start cell's occupant is taken to be the mover. Step costs follow `step_cost`;
-    pass `diagonals_so_far` to continue an "alternate"-diagonals move. Ties between equally
-    cheap paths are broken deterministically, so the same inputs give the same path.
+    pass `diagonals_so_far` to continue an "alternate"-diagonals move.
+
+    Ties between equally cheap paths are broken deterministically, so the same inputs give
+    the same path: with `straight` (`Table.straight_paths`, the rulesets' versions of issue
+    27 on), toward the straight line from start to goal (`service.domain.straight_paths`);
+    without it, as the encounters recorded before decided them, the first path the search
+    found (which may zig-zag: (5,4) to (9,4) on a Chebyshev map went by (7,2)).
     """
     require_on_map(grid, start, goal)
     if diagonals_so_far < 0:
@@ -57,7 +66,9 @@ def find_path(
     if goal in occupancy:
         return None
     board = _Board(grid, occupancy, mover_side, goal)
-    found = _search(board, (start.x, start.y, board.parity(diagonals_so_far)), max_cost)
+    first = (start.x, start.y, board.parity(diagonals_so_far))
+    search = _search_straight if straight else _search
+    found = search(board, first, max_cost)
     if found is None:
         return None
     states, cost = found
@@ -143,3 +154,47 @@ def _trace(came_from: Mapping[_State, _State], end: _State) -> list[_State]:
     while states[-1] in came_from:
         states.append(came_from[states[-1]])
     return states[::-1]
+
+
+def _search_straight(
+    board: _Board, start: _State, max_cost: int | None
+) -> tuple[list[_State], int] | None:
+    """A* on (cost, summed offset from the line): the first time the goal is popped its
+    label is the least, and every state on a way as good has a key no greater, so popping on
+    until the keys pass the goal's records every such way (`preds`) for `straightest`. The
+    offset as a second key keeps the search near the line: on open ground it expands about
+    the cells along it, not every cell of an equally cheap way."""
+    line = Line(board.grid.kind, start[:2], board.goal)
+    label = {start: (0, 0)}
+    preds: dict[_State, list[_State]] = {}
+    estimate = board.estimate(start)
+    frontier = [(estimate, 0, estimate, start)]
+    goal_label: tuple[int, int] | None = None
+    ends: list[_State] = []
+    while frontier:
+        total, offset, left, state = heapq.heappop(frontier)
+        if goal_label is not None and (total, offset) > goal_label:
+            break
+        cost = total - left
+        if (cost, offset) != label[state]:
+            continue  # superseded by a better entry for the same state
+        if board.is_goal(state):
+            goal_label = (cost, offset)
+            ends.append(state)
+            continue
+        for after, step in board.moves(state):
+            new = (cost + step, offset + line.offset(after))
+            if max_cost is not None and new[0] > max_cost:
+                continue
+            known = label.get(after)
+            if known is None or new < known:
+                label[after] = new
+                preds[after] = [state]
+                estimate = board.estimate(after)
+                heapq.heappush(frontier, (new[0] + estimate, new[1], estimate, after))
+            elif new == known:
+                preds[after].append(state)
+    if goal_label is None:
+        return None
+    costs = {state: cost for state, (cost, _) in label.items()}
+    return straightest(start, ends, preds, costs, line), goal_label[0]

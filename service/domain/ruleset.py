@@ -88,6 +88,9 @@ class RulesetBase(Generic[S]):
     """The shape of this ruleset's reaction-window triggers, for the fields it hides."""
     seed_sealed: ClassVar[bool] = False
     """True where the seed orders something no viewer may know before the end."""
+    straight_paths: ClassVar[bool] = True
+    """Equally cheap paths go toward the straight line (`Table.straight_paths`); False in
+    the versions kept for the encounters recorded before (issue 27)."""
 
     def __init__(self) -> None:
         self.command_models = {_type_of(m): m for m in (*COMMON_COMMANDS, *self.commands)}
@@ -195,6 +198,8 @@ class RulesetBase(Generic[S]):
 
     def new_state(self, options: EncounterOptions) -> S:
         state: S = self.state_model(options=options)  # type: ignore[assignment]
+        if self.straight_paths:
+            state = replace(state, {"table": replace(state.table, {"straight_paths": True})})
         return state
 
     def decide(self, state: S, command: Command, ctx: DecideContext) -> list[Event]:

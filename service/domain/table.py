@@ -95,6 +95,13 @@ class Table(Frozen):
     held: HeldCommand | None = Field(
         default=None, description="A command waiting for dice (the `prompt` dice mode)."
     )
+    straight_paths: bool = Field(
+        default=False,
+        description="Of equally cheap paths a move takes the one nearest the straight line "
+        "from start to goal (service.domain.straight_paths; issue 27's ruleset versions "
+        "set it at creation); false in encounters created before, whose moves took the "
+        "first the search found.",
+    )
 
     def combatant(self, combatant_id: str) -> Combatant:
         found = self.combatants.get(combatant_id)

@@ -288,7 +288,7 @@ def move_token(table: Table, combatant_id: str, to: Cell, ctx: DecideContext) ->
         for c in table.combatants.values()
         if c.position is not None and c.id != combatant_id and not c.out_of_fight
     }
-    path = find_path(grid, mover.position, to, occupancy, mover.side)
+    path = find_path(grid, mover.position, to, occupancy, mover.side, straight=table.straight_paths)
     if path is None:
         raise RuleViolation(
             "map/no-path", f"{mover.name} has no path to ({to.x}, {to.y}) past walls and enemies"

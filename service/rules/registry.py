@@ -22,8 +22,13 @@ from service.rules import (
     freeform,
     hex_tactical,
 )
-from service.rules.combat_ii import v1_0
+from service.rules.combat_ii import v1_0, v1_1
+from service.rules.d20_action_points import v1_0 as d20_v1_0
+from service.rules.delvers_deep import v1_1 as delvers_v1_1
 from service.rules.fifty_two import v1_0 as fifty_two_v1_0
+from service.rules.fifty_two import v1_1 as fifty_two_v1_1
+from service.rules.freeform import v1_0 as freeform_v1_0
+from service.rules.hex_tactical import v1_0 as hex_v1_0
 
 RULESETS: dict[str, RulesetBase[Any]] = {
     freeform.RULESET.name: freeform.RULESET,
@@ -35,13 +40,24 @@ RULESETS: dict[str, RulesetBase[Any]] = {
 }
 """The newest version of each ruleset: what new encounters are created with."""
 
-EARLIER: tuple[RulesetBase[Any], ...] = (v1_0.RULESET_1_0, fifty_two_v1_0.RULESET_1_0)
+EARLIER: tuple[RulesetBase[Any], ...] = (
+    v1_0.RULESET_1_0,
+    v1_1.RULESET_1_1,
+    fifty_two_v1_0.RULESET_1_0,
+    fifty_two_v1_1.RULESET_1_1,
+    freeform_v1_0.RULESET_1_0,
+    d20_v1_0.RULESET_1_0,
+    delvers_v1_1.RULESET_1_1,
+    hex_v1_0.RULESET_1_0,
+)
 """Earlier versions kept registered, each the ruleset as it decided before a bump (an
 instance of a class beside the ruleset that keeps the old decision), so streams recorded
 with them still fold, decide and audit the same way (tests/fixtures/streams/older/ holds
 the proof): combat-ii 1.0.0 (`attack-rolled.sf` 0 for the movement portion's blows, a
 weapon's `damage-rolled.text` without its faces); fifty-two 1.0.0 (every shield's score
-counted as magic)."""
+counted as magic); and the versions before issue 27's straight-line tie-break, whose moves
+took the first of equally cheap paths their search found: combat-ii 1.1.0, fifty-two
+1.1.0, freeform 1.0.0, d20-action-points 1.0.0, delvers-deep 1.1.0, hex-tactical 1.0.0."""
 
 VERSIONS: dict[tuple[str, str], RulesetBase[Any]] = {
     (r.name, r.version): r for r in (*EARLIER, *RULESETS.values())

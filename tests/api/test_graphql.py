@@ -220,7 +220,8 @@ async def test_rulesets_lists_commands_option_schemas_and_versions(gql):
     rulesets = {r["name"]: r for r in (await gql.data(query))["rulesets"]}
 
     assert set(rulesets) == set(RULESETS)
-    assert rulesets["freeform"]["versions"] == [RULESETS["freeform"].version]
+    # freeform 1.0.0 is kept for the encounters created before issue 27's tie-break.
+    assert rulesets["freeform"]["versions"] == ["1.0.0", RULESETS["freeform"].version]
     assert rulesets["delvers-deep"]["commandInput"] == "delversDeep"
     assert "attack" in rulesets["delvers-deep"]["commands"]
     assert rulesets["freeform"]["optionsSchema"]["type"] == "object"

@@ -105,6 +105,6 @@ async def test_the_rulesets_list_commands_schemas_and_versions(api: Api) -> None
     assert response.status_code == 200
     freeform = next(r for r in response.json()["rulesets"] if r["name"] == "freeform")
     assert "end-turn" in freeform["commands"] and "roll" in freeform["commands"]
-    assert freeform["versions"] == [freeform["version"]]
+    assert freeform["versions"] == ["1.0.0", freeform["version"]]  # 1.0.0: issue 27's bump
     assert "initiative_die" in freeform["options_schema"]["properties"]
     assert freeform["stats_schema"]["type"] == "object"

@@ -118,8 +118,9 @@ async def test_a_rulesets_schemas_are_served_without_a_credential(api: Api) -> N
         ruleset.version,
         ruleset.title,
     )
-    # combat-ii 1.0.0 is still run for the encounters created with it (issue 27's bump).
-    assert body["versions"] == ["1.0.0", ruleset.version] == ["1.0.0", "1.1.0"]
+    # combat-ii 1.0.0 and 1.1.0 are still run for the encounters created with them (issue
+    # 27's bumps).
+    assert body["versions"] == ["1.0.0", "1.1.0", ruleset.version] == ["1.0.0", "1.1.0", "1.2.0"]
     assert body["schemas"] == ruleset.json_schemas()
     assert body["schemas"]["stats"] == json.loads((SCHEMA_DIR / "combat-ii/stats.json").read_text())
 

@@ -7,7 +7,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from service.domain.ids import stream_id
-from service.rules.registry import RULESETS
+from service.rules.registry import RULESETS, versions_of
 from service.store.events import Head
 from service.store.redis_store import EventStore
 from tests.api.conftest import KEY, bearer, running, settings_for
@@ -38,9 +38,9 @@ async def test_a_command_on_an_unavailable_ruleset_version_is_refused_with_409(
     assert error["code"] == "encounter/ruleset-unavailable"
     assert error["message"] == (
         f"ruleset freeform {EARLIER_VERSION} is not available; this Fray runs freeform "
-        f"{RULESETS['freeform'].version}"
+        f"{', '.join(versions_of('freeform'))}"
     )
-    assert error["details"]["available"] == [RULESETS["freeform"].version]
+    assert error["details"]["available"] == ["1.0.0", RULESETS["freeform"].version]
     assert read.status_code == 409
     assert read.json()["error"]["code"] == "encounter/ruleset-unavailable"
     assert events.status_code == 409

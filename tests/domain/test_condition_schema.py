@@ -46,7 +46,10 @@ def test_a_schema_1_condition_applied_is_read_with_no_ends_when_it_has_no_rounds
 
 @pytest.mark.parametrize(
     ("stream", "condition"),
-    [("d20-action-points-demo.jsonl", "hidden"), ("hex-tactical-demo.jsonl", "stuck")],
+    [
+        ("older/d20-action-points-1.0.0-demo.jsonl", "hidden"),
+        ("older/hex-tactical-1.0.0-demo.jsonl", "stuck"),
+    ],
 )
 def test_the_golden_streams_persisting_conditions_were_recorded_at_schema_1(
     stream: str, condition: str

@@ -215,7 +215,7 @@ def test_cells_off_the_map_are_rejected() -> None:
     with pytest.raises(ValueError, match="off the"):
         distance(grid, c(0, 0), c(0, -1))
     with pytest.raises(ValueError, match="off the"):
-        find_path(grid, c(0, 0), c(9, 9), {}, "heroes")
+        find_path(grid, c(0, 0), c(9, 9), {}, "heroes", straight=False)
 
 
 # --- distance --------------------------------------------------------------------------------
@@ -427,7 +427,7 @@ def test_line(grid: GridMap, a: Cell, b: Cell, expected: list[Cell]) -> None:
 
 
 def test_path_over_open_ground_costs_the_distance() -> None:
-    path = find_path(square(), c(0, 0), c(5, 2), {}, "heroes")
+    path = find_path(square(), c(0, 0), c(5, 2), {}, "heroes", straight=False)
     assert path is not None
     assert path.cost == 5
     assert (path.cells[0], path.cells[-1]) == (c(0, 0), c(5, 2))
@@ -441,7 +441,7 @@ def test_path_over_open_ground_costs_the_distance() -> None:
     ],
 )
 def test_difficult_terrain_doubles_the_cost(grid: GridMap) -> None:
-    path = find_path(grid, c(0, 0), c(4, 0), {}, "heroes")
+    path = find_path(grid, c(0, 0), c(4, 0), {}, "heroes", straight=False)
     assert path == Path(cells=tuple(cells((0, 0), (1, 0), (2, 0), (3, 0), (4, 0))), cost=5)
 
 
@@ -456,7 +456,7 @@ def test_path_crosses_difficult_terrain_only_when_that_is_cheapest(
     diagonals: DiagonalRule, crosses: bool, expected_cost: int
 ) -> None:
     grid = square(5, 3, diagonals, terrain={(2, 1): "difficult"})
-    path = find_path(grid, c(0, 1), c(4, 1), {}, "heroes")
+    path = find_path(grid, c(0, 1), c(4, 1), {}, "heroes", straight=False)
     assert path is not None
     assert path.cost == expected_cost
     assert (c(2, 1) in path.cells) is crosses
@@ -470,8 +470,10 @@ def test_path_crosses_difficult_terrain_only_when_that_is_cheapest(
     ],
 )
 def test_enemies_block_and_allies_let_you_pass(grid: GridMap) -> None:
-    assert find_path(grid, c(0, 0), c(4, 0), {c(2, 0): "monsters"}, "heroes") is None
-    path = find_path(grid, c(0, 0), c(4, 0), {c(2, 0): "heroes"}, "heroes")
+    assert (
+        find_path(grid, c(0, 0), c(4, 0), {c(2, 0): "monsters"}, "heroes", straight=False) is None
+    )
+    path = find_path(grid, c(0, 0), c(4, 0), {c(2, 0): "heroes"}, "heroes", straight=False)
     assert path is not None
     assert c(2, 0) in path.cells
     assert path.cost == 4
@@ -479,11 +481,11 @@ def test_enemies_block_and_allies_let_you_pass(grid: GridMap) -> None:
 
 @pytest.mark.parametrize("side", ["heroes", "monsters"])
 def test_a_path_cannot_end_on_an_occupied_cell(side: str) -> None:
-    assert find_path(square(), c(0, 0), c(3, 3), {c(3, 3): side}, "heroes") is None
+    assert find_path(square(), c(0, 0), c(3, 3), {c(3, 3): side}, "heroes", straight=False) is None
 
 
 def test_the_movers_own_cell_is_not_an_obstacle() -> None:
-    path = find_path(square(), c(0, 0), c(2, 0), {c(0, 0): "monsters"}, "heroes")
+    path = find_path(square(), c(0, 0), c(2, 0), {c(0, 0): "monsters"}, "heroes", straight=False)
     assert path is not None
     assert path.cost == 2
 
@@ -491,7 +493,7 @@ def test_the_movers_own_cell_is_not_an_obstacle() -> None:
 def test_enemies_force_a_detour() -> None:
     grid = hexes(5, 3)
     wall = {c(2, 0): "monsters", c(2, 1): "monsters"}
-    path = find_path(grid, c(0, 1), c(4, 1), wall, "heroes")
+    path = find_path(grid, c(0, 1), c(4, 1), wall, "heroes", straight=False)
     assert path is not None
     assert not set(path.cells) & set(wall)
     assert path.cost > distance(grid, c(0, 1), c(4, 1))
@@ -501,9 +503,9 @@ def test_impassable_terrain_is_never_crossed() -> None:
     walled = square(
         5, 3, terrain={(2, 0): "impassable", (2, 1): "impassable", (2, 2): "impassable"}
     )
-    assert find_path(walled, c(0, 1), c(4, 1), {}, "heroes") is None
+    assert find_path(walled, c(0, 1), c(4, 1), {}, "heroes", straight=False) is None
     gap = square(5, 3, terrain={(2, 0): "impassable", (2, 1): "impassable"})
-    path = find_path(gap, c(0, 0), c(4, 0), {}, "heroes")
+    path = find_path(gap, c(0, 0), c(4, 0), {}, "heroes", straight=False)
     assert path is not None
     assert c(2, 2) in path.cells
     assert path.cost == 4
@@ -511,37 +513,39 @@ def test_impassable_terrain_is_never_crossed() -> None:
 
 def test_max_cost_limits_the_path() -> None:
     grid = square(8, 1, terrain={(3, 0): "difficult"})
-    assert find_path(grid, c(0, 0), c(5, 0), {}, "heroes", max_cost=6) is not None
-    assert find_path(grid, c(0, 0), c(5, 0), {}, "heroes", max_cost=5) is None
+    assert find_path(grid, c(0, 0), c(5, 0), {}, "heroes", max_cost=6, straight=False) is not None
+    assert find_path(grid, c(0, 0), c(5, 0), {}, "heroes", max_cost=5, straight=False) is None
 
 
 def test_a_path_to_the_start_is_free() -> None:
-    assert find_path(square(), c(2, 2), c(2, 2), {}, "heroes") == Path(cells=(c(2, 2),), cost=0)
+    assert find_path(square(), c(2, 2), c(2, 2), {}, "heroes", straight=False) == Path(
+        cells=(c(2, 2),), cost=0
+    )
 
 
 def test_alternate_diagonals_count_one_two_one() -> None:
     grid = square(diagonals="alternate")
-    path = find_path(grid, c(0, 0), c(3, 3), {}, "heroes")
+    path = find_path(grid, c(0, 0), c(3, 3), {}, "heroes", straight=False)
     assert path == Path(cells=tuple(cells((0, 0), (1, 1), (2, 2), (3, 3))), cost=4)
 
 
 def test_alternate_diagonals_continue_the_count_of_an_earlier_move() -> None:
     grid = square(diagonals="alternate")
-    path = find_path(grid, c(0, 0), c(3, 3), {}, "heroes", diagonals_so_far=1)
+    path = find_path(grid, c(0, 0), c(3, 3), {}, "heroes", diagonals_so_far=1, straight=False)
     assert path is not None
     assert path.cost == 5  # 2-1-2
 
 
 def test_alternate_diagonals_make_long_diagonals_dearer_than_chebyshev() -> None:
     start, goal = c(0, 0), c(6, 6)
-    cheap = find_path(square(), start, goal, {}, "heroes")
-    dear = find_path(square(diagonals="alternate"), start, goal, {}, "heroes")
+    cheap = find_path(square(), start, goal, {}, "heroes", straight=False)
+    dear = find_path(square(diagonals="alternate"), start, goal, {}, "heroes", straight=False)
     assert cheap is not None and dear is not None
     assert (cheap.cost, dear.cost) == (6, 9)
 
 
 def test_manhattan_paths_take_no_diagonal_steps() -> None:
-    path = find_path(square(diagonals="manhattan"), c(0, 0), c(2, 2), {}, "heroes")
+    path = find_path(square(diagonals="manhattan"), c(0, 0), c(2, 2), {}, "heroes", straight=False)
     assert path is not None
     assert path.cost == 4
     for before, after in itertools.pairwise(path.cells):
@@ -552,10 +556,12 @@ def test_equal_inputs_give_the_same_path() -> None:
     grid = square(6, 6, terrain={(2, 2): "difficult", (3, 1): "impassable"})
     occupancy = {c(1, 3): "heroes", c(4, 4): "monsters", c(2, 0): "monsters"}
     reordered = dict(reversed(list(occupancy.items())))
-    first = find_path(grid, c(0, 0), c(5, 5), occupancy, "heroes")
+    first = find_path(grid, c(0, 0), c(5, 5), occupancy, "heroes", straight=False)
     assert first is not None
-    assert find_path(grid, c(0, 0), c(5, 5), reordered, "heroes") == first
-    assert find_path(grid.model_copy(), c(0, 0), c(5, 5), occupancy, "heroes") == first
+    assert find_path(grid, c(0, 0), c(5, 5), reordered, "heroes", straight=False) == first
+    assert (
+        find_path(grid.model_copy(), c(0, 0), c(5, 5), occupancy, "heroes", straight=False) == first
+    )
 
 
 # --- properties ------------------------------------------------------------------------------
@@ -702,13 +708,16 @@ def path_step_costs(grid: GridMap, path: Path) -> list[int | None]:
     return costs
 
 
+@pytest.mark.parametrize(
+    "straight", [pytest.param(False, id="first-found"), pytest.param(True, id="straight")]
+)
 @PROPERTY_SETTINGS
 @given(path_problems())
 def test_found_paths_are_legal_and_as_cheap_as_possible(
-    problem: tuple[GridMap, Cell, Cell, dict[Cell, str], int | None],
+    straight: bool, problem: tuple[GridMap, Cell, Cell, dict[Cell, str], int | None]
 ) -> None:
     grid, start, goal, occupancy, max_cost = problem
-    path = find_path(grid, start, goal, occupancy, "heroes", max_cost)
+    path = find_path(grid, start, goal, occupancy, "heroes", max_cost, straight=straight)
     expected_cost = reference_cost(grid, start, goal, occupancy, max_cost)
     if path is None:
         assert expected_cost is None
@@ -723,4 +732,4 @@ def test_found_paths_are_legal_and_as_cheap_as_possible(
     assert all(terrain_at(grid, cell).kind != "impassable" for cell in path.cells[1:])
     assert all(occupancy.get(cell, "heroes") == "heroes" for cell in path.cells[1:])
     assert path.cells[-1] == start or goal not in occupancy
-    assert find_path(grid, start, goal, occupancy, "heroes", max_cost) == path
+    assert find_path(grid, start, goal, occupancy, "heroes", max_cost, straight=straight) == path

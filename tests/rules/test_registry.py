@@ -47,14 +47,15 @@ def test_an_unregistered_version_is_refused_in_clear_words() -> None:
         ruleset_at("freeform", "0.1.0")
     error = refused.value
     assert error.code == "encounter/ruleset-unavailable"
+    # freeform 1.0.0 is kept for the encounters created before issue 27's tie-break.
     assert error.message == (
         f"ruleset freeform 0.1.0 is not available; this Fray runs freeform "
-        f"{RULESETS['freeform'].version}"
+        f"1.0.0, {RULESETS['freeform'].version}"
     )
     assert error.details == {
         "ruleset": "freeform",
         "version": "0.1.0",
-        "available": [RULESETS["freeform"].version],
+        "available": ["1.0.0", RULESETS["freeform"].version],
     }
 
 
@@ -70,7 +71,7 @@ def test_an_earlier_version_kept_registered_is_found_and_listed_oldest_first(
     earlier = EarlierFreeform()
     monkeypatch.setitem(registry.VERSIONS, ("freeform", "0.9.0"), earlier)
     assert ruleset_at("freeform", "0.9.0") is earlier
-    assert versions_of("freeform") == ["0.9.0", RULESETS["freeform"].version]
+    assert versions_of("freeform") == ["0.9.0", "1.0.0", RULESETS["freeform"].version]
     assert ruleset_named("freeform") is RULESETS["freeform"]
 
 

@@ -30,7 +30,7 @@ from service.rules.combat_ii.stats import CombatIIStats
 
 class CombatII(RulesetBase[CombatIIState]):
     name = "combat-ii"
-    version = "1.1.0"
+    version = "1.2.0"
     unplaced_sf_null = True
     """1.1.0: `attack-rolled.sf` is null for the movement portion's blows (docs/rules)."""
     damage_text_faces = True

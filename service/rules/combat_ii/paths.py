@@ -115,7 +115,14 @@ def route(state: CombatIIState, cid: str, intention: Intention) -> list[Cell]:
         cells = list(intention.path)
         here = combatant.position
         return cells[cells.index(here) + 1 :] if here in cells else cells
-    found = find_path(grid, combatant.position, intention.to, occupancy(state, cid), combatant.side)
+    found = find_path(
+        grid,
+        combatant.position,
+        intention.to,
+        occupancy(state, cid),
+        combatant.side,
+        straight=state.table.straight_paths,
+    )
     return list(found.cells[1:]) if found is not None else []
 
 

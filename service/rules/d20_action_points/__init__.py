@@ -29,7 +29,7 @@ from service.rules.d20_action_points.state import D20Options, D20State, D20Stats
 
 class D20ActionPoints(RulesetBase[D20State]):
     name = "d20-action-points"
-    version = "1.0.0"
+    version = "1.1.0"
     title = "d20 with action points"
     options_model = D20Options
     state_model = D20State

@@ -53,7 +53,9 @@ def travel(
     }
     if to in occupied:
         raise RuleViolation("map/occupied", f"someone already stands at {to}")
-    found = find_path(grid, combatant.position, to, occupied, combatant.side)
+    found = find_path(
+        grid, combatant.position, to, occupied, combatant.side, straight=state.table.straight_paths
+    )
     if found is None:
         raise RuleViolation("map/no-path", f"{combatant.name} has no path to {to}")
     if state.options.environment:

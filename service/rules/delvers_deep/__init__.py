@@ -28,7 +28,7 @@ from service.rules.delvers_deep.turns import next_side
 
 class DelversDeep(RulesetBase[DelversState]):
     name = "delvers-deep"
-    version = "1.1.0"
+    version = "1.2.0"
     title = "Delver's Deep"
     options_model = DelversOptions
     state_model = DelversState

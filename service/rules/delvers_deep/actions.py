@@ -88,7 +88,13 @@ def move(state: DelversState, command: Move, ctx: DecideContext) -> list[Event]:
             if c.position is not None and c.id != cid and not c.out_of_fight
         }
         found = find_path(
-            table.map, combatant.position, command.to, occupancy, combatant.side, max_cost=allowed
+            table.map,
+            combatant.position,
+            command.to,
+            occupancy,
+            combatant.side,
+            max_cost=allowed,
+            straight=table.straight_paths,
         )
         if found is None:
             raise RuleViolation(

@@ -26,7 +26,7 @@ from service.rules.fifty_two.state import FiftyTwoOptions, FiftyTwoState, FiftyT
 
 class FiftyTwo(RulesetBase[FiftyTwoState]):
     name = "fifty-two"
-    version = "1.1.0"
+    version = "1.2.0"
     title = "52: the playing-card field of battle"
     options_model = FiftyTwoOptions
     state_model = FiftyTwoState

@@ -23,7 +23,7 @@ from service.rules.freeform.turns import pass_turn
 
 class Freeform(RulesetBase[FreeformState]):
     name = "freeform"
-    version = "1.0.0"
+    version = "1.1.0"
     title = "Freeform initiative tracker"
     options_model = FreeformOptions
     state_model = FreeformState

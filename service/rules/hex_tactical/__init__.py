@@ -29,7 +29,7 @@ from service.rules.hex_tactical.state import HexOptions, HexState, HexStats
 
 class HexTactical(RulesetBase[HexState]):
     name = "hex-tactical"
-    version = "1.0.0"
+    version = "1.1.0"
     title = "Tactical Combat on a hex grid"
     options_model = HexOptions
     state_model = HexState

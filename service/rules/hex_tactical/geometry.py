@@ -19,6 +19,7 @@ from service.domain.grid import (
     terrain_at,
 )
 from service.domain.grid_lines import line
+from service.domain.straight_paths import Line, straightest
 from service.rules.hex_tactical.state import (
     CoverKind,
     HexState,
@@ -287,9 +288,13 @@ def reachable(
     start: Cell,
     budget: int,
     passing: str | None = None,
+    *,
+    to: Cell | None = None,
 ) -> dict[Cell, tuple[int, tuple[Cell, ...]]]:
-    """Every cell a move from `start` can end on within `budget`, with its cost and path
-    (Dijkstra; ties broken by reading order so the same state gives the same paths)."""
+    """Every cell a move from `start` can end on within `budget` (or just `to`), with its
+    cost and path (Dijkstra). Ties between equally cheap paths go toward the straight line
+    from start to each cell (`state.table.straight_paths`, hex-tactical 1.1.0 on:
+    service.domain.straight_paths), else, as 1.0.0 had it, by reading order."""
     grid = state.table.map
     if grid is None:
         return {}
@@ -298,6 +303,7 @@ def reachable(
     first: _Node = (start.x, start.y, 0)
     best: dict[_Node, int] = {first: 0}
     came: dict[_Node, _Node] = {}
+    preds: dict[_Node, list[_Node]] = {}
     frontier: list[tuple[int, int, int, int]] = [(0, start.y, start.x, 0)]
     while frontier:
         cost, y, x, parity = heapq.heappop(frontier)
@@ -313,16 +319,31 @@ def reachable(
             if price is None or cost + price > budget:
                 continue
             after: _Node = (there.x, there.y, (parity + diagonal) % 2)
-            if cost + price < best.get(after, budget + 1):
+            known = best.get(after, budget + 1)
+            if cost + price < known:
                 best[after] = cost + price
                 came[after] = node
+                preds[after] = [node]
                 heapq.heappush(frontier, (cost + price, there.y, there.x, after[2]))
-    out: dict[Cell, tuple[int, tuple[Cell, ...]]] = {}
+            elif cost + price == known:
+                preds[after].append(node)
+    ends: dict[Cell, list[_Node]] = {}
     for node, cost in sorted(best.items(), key=lambda item: (item[1], item[0][2])):
         cell = Cell(x=node[0], y=node[1])
-        if cell in out or (cell in occupied and cell != start):
+        if (to is not None and cell != to) or (cell in occupied and cell != start):
             continue
-        out[cell] = (cost, _trace(came, node))
+        if cell not in ends:
+            ends[cell] = [node]
+        elif best[ends[cell][0]] == cost:
+            ends[cell].append(node)
+    out: dict[Cell, tuple[int, tuple[Cell, ...]]] = {}
+    for cell, nodes in ends.items():
+        if not state.table.straight_paths or cell == start:
+            out[cell] = (best[nodes[0]], _trace(came, nodes[0]))
+            continue
+        line = Line(grid.kind, (start.x, start.y), (cell.x, cell.y))
+        way = straightest(first, nodes, preds, best, line)
+        out[cell] = (best[nodes[0]], tuple(Cell(x=x, y=y) for x, y, _ in way))
     return out
 
 

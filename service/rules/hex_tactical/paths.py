@@ -52,7 +52,7 @@ def plan(
         )
     if path is not None:
         return _given_path(state, cid, start, to, list(path), budget, passing)
-    found = reachable(state, cid, start, budget, passing).get(to)
+    found = reachable(state, cid, start, budget, passing, to=to).get(to)
     if found is None:
         raise RuleViolation(
             "move/too-far",

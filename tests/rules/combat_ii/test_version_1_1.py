@@ -18,7 +18,7 @@ from tests.rules.combat_ii.cast import FIGHTER, OGRE, of_type
 from tests.rules.harness import Table
 
 VERSIONS = [
-    pytest.param(RULESET, None, id="1.1.0: null"),
+    pytest.param(RULESET, None, id="1.1.0 on: null"),
     pytest.param(RULESET_1_0, 0, id="1.0.0: 0"),
 ]
 
@@ -87,7 +87,7 @@ def test_a_scheduled_attack_keeps_its_sf() -> None:
 @pytest.mark.parametrize(
     ("ruleset", "text"),
     [
-        pytest.param(RULESET, "1d8 (6) = 6", id="1.1.0: the faces"),
+        pytest.param(RULESET, "1d8 (6) = 6", id="1.1.0 on: the faces"),
         pytest.param(RULESET_1_0, "1d8", id="1.0.0: the expression"),
     ],
 )

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 from service.rules.fifty_two import RULESET
 from service.rules.fifty_two.v1_0 import RULESET_1_0
+from service.rules.fifty_two.v1_1 import RULESET_1_1
 
 
 def test_the_default_reading_is_the_letter_and_1_0_0_keeps_its_own() -> None:
-    assert RULESET.version == "1.1.0" and RULESET_1_0.version == "1.0.0"
+    assert (RULESET.version, RULESET_1_1.version, RULESET_1_0.version) == (
+        "1.2.0",
+        "1.1.0",
+        "1.0.0",
+    )
     assert RULESET.parse_options({}).shield_magic == "if-enchanted"
+    assert RULESET_1_1.parse_options({}).shield_magic == "if-enchanted"
     assert RULESET_1_0.parse_options({}).shield_magic == "always"
 
 
