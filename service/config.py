@@ -43,6 +43,9 @@ class Settings:
     # FRAY_WEBHOOK_RETRY_SCHEDULE: seconds before each retry, e.g. "1,5,30"; () for the
     # default (workers.webhooks.RETRY_SCHEDULE).
     webhook_retry_schedule: tuple[float, ...] = ()
+    # FRAY_REDIS_CLUSTER: FRAY_REDIS_URL names a node of a Redis Cluster (any one); the queue
+    # (FRAY_QUEUE_REDIS_URL, which must then be given) stays on a standalone Redis.
+    redis_cluster: bool = False
 
     @property
     def retention(self) -> float | None:
@@ -53,9 +56,17 @@ class Settings:
     def from_env(cls) -> Settings:
         redis_url = os.environ.get("FRAY_REDIS_URL", DEFAULT_REDIS_URL)
         keys = os.environ.get("FRAY_API_KEYS", "")
+        cluster = _flag("FRAY_REDIS_CLUSTER", os.environ.get("FRAY_REDIS_CLUSTER", ""))
+        queue_url = os.environ.get("FRAY_QUEUE_REDIS_URL")
+        if cluster and not queue_url:
+            raise ConfigError(
+                "FRAY_REDIS_CLUSTER=true needs FRAY_QUEUE_REDIS_URL naming a standalone Redis "
+                "for the queue (RQ has no cluster support)"
+            )
         return cls(
             redis_url=redis_url,
-            queue_redis_url=os.environ.get("FRAY_QUEUE_REDIS_URL", redis_url),
+            queue_redis_url=queue_url or redis_url,
+            redis_cluster=cluster,
             api_keys=tuple(k.strip() for k in keys.split(",") if k.strip()),
             token_secret=os.environ.get("FRAY_TOKEN_SECRET") or None,
             signing_key=os.environ.get("FRAY_SIGNING_KEY") or None,

@@ -33,7 +33,9 @@ def run_worker(
     # deliveries, then audits (an audit re-decides a whole stream).
     queues = [deadline_queue(connection), webhook_queue(connection), audit_queue(connection)]
     worker = SimpleWorker(queues, connection=connection, serializer=JSONSerializer)
-    sweeper = Sweeper(settings.redis_url, connection, interval=sweep_interval)
+    sweeper = Sweeper(
+        settings.redis_url, connection, interval=sweep_interval, cluster=settings.redis_cluster
+    )
     sweeper.start()
     try:
         return worker.work(burst=burst, with_scheduler=True)

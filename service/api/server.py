@@ -28,7 +28,8 @@ from service.app.webhooks import Webhooks
 from service.config import Settings
 from service.dispatch import Dispatcher
 from service.engine import Engine
-from service.store.clients import redis_client
+from service.store.clients import ClusterCommands, redis_client
+from service.store.cluster_hub import ClusterStreamHub
 from service.store.multiplex import Multiplexed
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
@@ -46,14 +47,20 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         state = app.state
         state.settings = settings
-        state.redis = redis_client(settings.redis_url)
+        cluster = settings.redis_cluster
+        state.redis = redis_client(settings.redis_url, cluster)
         # The command path's two Redis calls (rate count, append) share one pipelined
-        # connection: see service.store.multiplex.
-        state.multiplexed = Multiplexed.from_url(settings.redis_url)
+        # connection: see service.store.multiplex. It speaks to one node: on a cluster
+        # they go through the cluster client (service.store.clients.ClusterCommands).
+        state.multiplexed = None if cluster else Multiplexed.from_url(settings.redis_url)
         # Each deadline an append records is scheduled as an RQ job on the queue's Redis.
         state.dispatcher = Dispatcher(settings.queue_redis_url)
         state.webhook_metrics = WebhookMetrics(state.redis)
-        store = EventStore(state.redis, multiplexed=state.multiplexed, retention=settings.retention)
+        store = EventStore(
+            state.redis,
+            multiplexed=state.multiplexed,
+            retention=settings.retention,
+        )
         state.webhooks = Webhooks(
             WebhookStore(state.redis),
             outbox=store,
@@ -67,9 +74,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
             on_deadlines=state.webhooks.scheduling(state.dispatcher.schedule),
             deliveries=state.webhooks.outbox_entries,
         )
-        state.hub = StreamHub(lambda: redis_client(settings.redis_url))
+        state.hub = (
+            ClusterStreamHub(settings.redis_url)
+            if cluster
+            else StreamHub(lambda: redis_client(settings.redis_url))
+        )
         state.auth = Auth(settings)
-        state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
+        state.limiter = RateLimiter(
+            state.multiplexed or ClusterCommands(state.redis), settings.rate_limit
+        )
         state.metrics = Metrics()
         state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
         state.encounters = Encounters(
@@ -89,7 +102,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             yield
         finally:
             await state.hub.stop()
-            await state.multiplexed.aclose()
+            if state.multiplexed is not None:
+                await state.multiplexed.aclose()
             state.dispatcher.close()
             await state.redis.aclose()
 

@@ -22,7 +22,7 @@ import asyncio
 import ssl
 from collections import deque
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Protocol, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
@@ -31,6 +31,19 @@ from redis.exceptions import NoScriptError, ResponseError
 from service.store.errors import UNAVAILABLE_REPLIES, StoreUnavailable
 
 Arg = str | bytes | memoryview | int | float
+
+
+class CommandPath(Protocol):
+    """What the command path asks of its client: `Multiplexed`, or on a Redis Cluster
+    `service.store.clients.ClusterCommands`."""
+
+    async def execute(self, *args: Arg) -> Any: ...
+
+    async def pipeline(self, *commands: Sequence[Arg]) -> list[Any]: ...
+
+    async def evalsha(
+        self, script: Arg, sha: str, keys: Sequence[Arg], args: Sequence[Arg]
+    ) -> Any: ...
 
 
 def _pack(command: Sequence[Arg]) -> bytes:
