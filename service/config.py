@@ -46,6 +46,9 @@ class Settings:
     # FRAY_REDIS_CLUSTER: FRAY_REDIS_URL names a node of a Redis Cluster (any one); the queue
     # (FRAY_QUEUE_REDIS_URL, which must then be given) stays on a standalone Redis.
     redis_cluster: bool = False
+    # FRAY_REDIS_WAIT_REPLICAS: a client's command is answered once this many replicas have
+    # its append (WAIT); 0 answers once its master has it.
+    wait_replicas: int = 0
 
     @property
     def retention(self) -> float | None:
@@ -67,6 +70,9 @@ class Settings:
             redis_url=redis_url,
             queue_redis_url=queue_url or redis_url,
             redis_cluster=cluster,
+            wait_replicas=_count(
+                "FRAY_REDIS_WAIT_REPLICAS", os.environ.get("FRAY_REDIS_WAIT_REPLICAS", "0")
+            ),
             api_keys=tuple(k.strip() for k in keys.split(",") if k.strip()),
             token_secret=os.environ.get("FRAY_TOKEN_SECRET") or None,
             signing_key=os.environ.get("FRAY_SIGNING_KEY") or None,
@@ -158,6 +164,16 @@ def _positive(name: str, text: str) -> int:
         value = 0
     if value < 1:
         raise ConfigError(f"{name} must be a whole number of 1 or more, not {text!r}")
+    return value
+
+
+def _count(name: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ConfigError(f"{name} must be a whole number of 0 or more, not {text!r}")
     return value
 
 

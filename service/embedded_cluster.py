@@ -120,7 +120,8 @@ class RedisClusterServers:
             raise RedisUnavailable(f"redis-cli --cluster create failed: {done.stdout!r}")
 
     def wait_ready(self, timeout: float = READY_TIMEOUT) -> None:
-        """Until every live node says cluster_state:ok and knows every other live node."""
+        """Until every live node says cluster_state:ok and knows every other live node, and
+        every live replica's link to its master is up (its first sync done)."""
         deadline = time.monotonic() + timeout
         live = [node for node in self.nodes if node.process is not None]
         while time.monotonic() < deadline:
@@ -139,8 +140,17 @@ class RedisClusterServers:
             return False
         finally:
             client.close()
-        connected = sum(1 for node in nodes.values() if node.get("connected"))
-        return "'cluster_state': 'ok'" in info and connected >= count
+        connected = sum(1 for known in nodes.values() if known.get("connected"))
+        if "'cluster_state': 'ok'" not in info or connected < count:
+            return False
+        client = redis.Redis(port=node.port, socket_timeout=1)
+        try:
+            replication = client.info("replication")
+        except redis.RedisError:
+            return False
+        finally:
+            client.close()
+        return replication.get("role") != "slave" or replication.get("master_link_status") == "up"
 
     def close(self) -> None:
         for node in self.nodes:

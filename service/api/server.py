@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import cast
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -28,8 +29,9 @@ from service.app.webhooks import Webhooks
 from service.config import Settings
 from service.dispatch import Dispatcher
 from service.engine import Engine
-from service.store.clients import ClusterCommands, redis_client
+from service.store.clients import ClusterClient, redis_client
 from service.store.cluster_hub import ClusterStreamHub
+from service.store.cluster_multiplex import ClusterMultiplexed
 from service.store.multiplex import Multiplexed
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
@@ -50,9 +52,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
         cluster = settings.redis_cluster
         state.redis = redis_client(settings.redis_url, cluster)
         # The command path's two Redis calls (rate count, append) share one pipelined
-        # connection: see service.store.multiplex. It speaks to one node: on a cluster
-        # they go through the cluster client (service.store.clients.ClusterCommands).
-        state.multiplexed = None if cluster else Multiplexed.from_url(settings.redis_url)
+        # connection: see service.store.multiplex; on a cluster, one per master
+        # (service.store.cluster_multiplex).
+        state.multiplexed = (
+            ClusterMultiplexed(cast(ClusterClient, state.redis), settings.redis_url)
+            if cluster
+            else Multiplexed.from_url(settings.redis_url)
+        )
         # Each deadline an append records is scheduled as an RQ job on the queue's Redis.
         state.dispatcher = Dispatcher(settings.queue_redis_url)
         state.webhook_metrics = WebhookMetrics(state.redis)
@@ -60,6 +66,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             state.redis,
             multiplexed=state.multiplexed,
             retention=settings.retention,
+            wait_replicas=settings.wait_replicas,
         )
         state.webhooks = Webhooks(
             WebhookStore(state.redis),
@@ -80,9 +87,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             else StreamHub(lambda: redis_client(settings.redis_url))
         )
         state.auth = Auth(settings)
-        state.limiter = RateLimiter(
-            state.multiplexed or ClusterCommands(state.redis), settings.rate_limit
-        )
+        state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
         state.metrics = Metrics()
         state.metrics.gauge("fray_open_subscriptions", lambda: state.hub.subscriber_count)
         state.encounters = Encounters(
@@ -102,8 +107,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             yield
         finally:
             await state.hub.stop()
-            if state.multiplexed is not None:
-                await state.multiplexed.aclose()
+            await state.multiplexed.aclose()
             state.dispatcher.close()
             await state.redis.aclose()
 

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
-from redis.exceptions import NoScriptError
 
 from service.store.errors import UNAVAILABLE, StoreUnavailable
 
@@ -78,37 +77,13 @@ def cluster_client(url: str) -> ClusterClient:
     return cast(ClusterClient, client)
 
 
+def node_url(url: str, host: str, port: int) -> str:
+    """`url` (its scheme, credentials and options) naming the node `host:port` instead."""
+    parts = urlsplit(url)
+    credentials = parts.netloc.rpartition("@")[0]
+    netloc = f"{credentials}@{host}:{port}" if credentials else f"{host}:{port}"
+    return urlunsplit((parts.scheme, netloc, "", parts.query, ""))
+
+
 def is_cluster(client: object) -> bool:
     return isinstance(client, RedisCluster)
-
-
-class ClusterCommands:
-    """The calls the command path makes of `multiplex.Multiplexed` (execute, pipeline,
-    evalsha), made through a cluster client, which routes each by its key's slot. The
-    multiplexer speaks to one node and cannot follow MOVED or ASK: on a cluster the rate
-    limiter and the tenant index use this instead (docs/benchmarks.md, "Redis Cluster":
-    its cost per call)."""
-
-    def __init__(self, client: aioredis.Redis) -> None:
-        self._client = client
-
-    async def execute(self, *args: Any) -> Any:
-        return await self._client.execute_command(*args)  # type: ignore[no-untyped-call]
-
-    async def pipeline(self, *commands: Sequence[Any]) -> list[Any]:
-        async with self._client.pipeline(transaction=False) as pipe:
-            for command in commands:
-                pipe.execute_command(*command)
-            replies: list[Any] = await pipe.execute()
-        return replies
-
-    async def evalsha(self, script: Any, sha: str, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        try:
-            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
-        except NoScriptError:
-            # Loaded on every master, so a failover's new master has it too once loaded.
-            await self._client.script_load(script)
-            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
-
-    async def aclose(self) -> None:
-        """The client is its owner's to close."""

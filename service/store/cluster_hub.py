@@ -27,12 +27,11 @@ import asyncio
 import contextlib
 import logging
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio
 import redis.exceptions
 
-from service.store.clients import ClusterClient, cluster_client
+from service.store.clients import ClusterClient, cluster_client, node_url
 from service.store.errors import HubClosed, SubscriptionFailed
 from service.store.events import stream_id
 from service.store.keys import encounter_keys, hash_tag, live_channel
@@ -97,7 +96,8 @@ class ClusterStreamHub(StreamHub):
             raise SubscriptionFailed(encounter_id, sub.cursor)  # no master serves the slot
         feed = self._feeds.get(node.name)
         if feed is None:
-            feed = self._feeds[node.name] = _NodeFeed(self, node.name, _node_url(self._url, node))
+            address = node_url(self._url, node.host, int(node.port))
+            feed = self._feeds[node.name] = _NodeFeed(self, node.name, address)
         self._followed[encounter_id] = feed
         await feed.follow(encounter_id)
 
@@ -229,11 +229,3 @@ class _NodeFeed:
         with contextlib.suppress(redis.exceptions.RedisError, OSError):
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]
             await self._client.aclose()
-
-
-def _node_url(url: str, node: Any) -> str:
-    """`url` (its scheme, credentials and options) naming the node instead."""
-    parts = urlsplit(url)
-    credentials = parts.netloc.rpartition("@")[0]
-    netloc = f"{credentials}@{node.host}:{node.port}" if credentials else f"{node.host}:{node.port}"
-    return urlunsplit((parts.scheme, netloc, "", parts.query, ""))

@@ -45,6 +45,16 @@ class CommandPath(Protocol):
         self, script: Arg, sha: str, keys: Sequence[Arg], args: Sequence[Arg]
     ) -> Any: ...
 
+    async def evalsha_wait(
+        self,
+        script: Arg,
+        sha: str,
+        keys: Sequence[Arg],
+        args: Sequence[Arg],
+        replicas: int,
+        timeout_ms: int,
+    ) -> tuple[Any, int]: ...
+
 
 def _pack(command: Sequence[Arg]) -> bytes:
     # hiredis's stub types the argument as a 1-tuple; it takes any tuple of these.
@@ -190,6 +200,27 @@ class Multiplexed:
         except NoScriptError:
             await self.execute("SCRIPT", "LOAD", script)
             return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+
+    async def evalsha_wait(
+        self,
+        script: Arg,
+        sha: str,
+        keys: Sequence[Arg],
+        args: Sequence[Arg],
+        replicas: int,
+        timeout_ms: int,
+    ) -> tuple[Any, int]:
+        """`evalsha`, then WAIT on the same connection in the same write: the script's reply
+        and how many replicas had acknowledged its writes (and every earlier write on this
+        connection) within `timeout_ms`."""
+        call = ("EVALSHA", sha, len(keys), *keys, *args)
+        wait = ("WAIT", replicas, timeout_ms)
+        try:
+            reply, acked = await self.pipeline(call, wait)
+        except NoScriptError:
+            await self.execute("SCRIPT", "LOAD", script)
+            reply, acked = await self.pipeline(call, wait)
+        return reply, int(acked)
 
     async def _connect(self) -> _Protocol:
         async with self._connecting:

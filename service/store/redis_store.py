@@ -40,6 +40,7 @@ from service.store.errors import (
     EncounterNotFound,
     InvalidArgument,
     StoreCorrupted,
+    StoreUnavailable,
     VersionConflict,
 )
 from service.store.events import (
@@ -68,9 +69,13 @@ from service.store.listing import (
     millis,
     seconds_text,
 )
-from service.store.multiplex import Multiplexed
+from service.store.multiplex import CommandPath
 from service.store.protocol import NO_META, Store
 from service.store.redis_index import RedisIndex
+
+# How long an append waits for its replicas (FRAY_REDIS_WAIT_REPLICAS) before it is
+# refused as unacknowledged.
+WAIT_TIMEOUT_MS = 1000
 
 
 class EventStore(Store):
@@ -82,16 +87,22 @@ class EventStore(Store):
     Beyond the contract, an append refuses with `StoreCorrupted` when the stream has run
     ahead of the encounter's meta (written to by hand), and every call raises
     `StoreUnavailable` while Redis is away (given a `clients.redis_client`).
+    `wait_replicas` (FRAY_REDIS_WAIT_REPLICAS; needs `multiplexed`): an append is answered
+    once that many replicas have it (WAIT), so a failover cannot lose it.
     """
 
     def __init__(
         self,
         client: redis.asyncio.Redis,
         snapshot_every: int = 100,
-        multiplexed: Multiplexed | None = None,
+        multiplexed: CommandPath | None = None,
         retention: float | None = None,
         clock: Callable[[], float] = time.time,
+        wait_replicas: int = 0,
     ) -> None:
+        if wait_replicas and multiplexed is None:
+            raise ValueError("waiting for replicas takes the pipelined connection")
+        self._wait_replicas = wait_replicas
         self.snapshot_every = checks.check_snapshot_every(snapshot_every)
         self._retention_ms = checks.retention_ms(retention)
         self._index = RedisIndex(client, multiplexed, clock)
@@ -174,8 +185,10 @@ class EventStore(Store):
         args.append(len(cancel))
         args += cancel
         script_keys = [*keys.all(), *self._index_keys]
-        if self._multiplexed is not None:
-            script = self._append
+        script = self._append
+        if self._wait_replicas and self._multiplexed is not None:
+            reply = await self._replicated(encounter_id, script_keys, args)
+        elif self._multiplexed is not None:
             reply = await self._multiplexed.evalsha(script.script, script.sha, script_keys, args)
         else:
             reply = await self._append(keys=script_keys, args=args)
@@ -199,6 +212,24 @@ class EventStore(Store):
         if answer == "corrupt":
             raise StoreCorrupted(encounter_id, int(reply[1]), int(reply[2]))
         raise RuntimeError(f"unexpected reply from the append script: {reply!r}")
+
+    async def _replicated(
+        self, encounter_id: str, script_keys: list[str], args: list[str | bytes | int]
+    ) -> Any:
+        """The append script's reply once `wait_replicas` replicas have its writes (WAIT on
+        its connection). Fewer within WAIT_TIMEOUT_MS: StoreUnavailable, the command
+        unacknowledged; a retry with its id gets its outcome, and waits again."""
+        assert self._multiplexed is not None
+        script = self._append
+        reply, acked = await self._multiplexed.evalsha_wait(
+            script.script, script.sha, script_keys, args, self._wait_replicas, WAIT_TIMEOUT_MS
+        )
+        if acked < self._wait_replicas:
+            raise StoreUnavailable(
+                f"the append to {encounter_id} reached {acked} of {self._wait_replicas} "
+                f"replicas within {WAIT_TIMEOUT_MS} ms; retry it with the same command id"
+            )
+        return reply
 
     async def archive(self, encounter_id: str) -> dict[str, str]:
         keys = encounter_keys(encounter_id)
