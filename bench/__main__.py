@@ -3,8 +3,9 @@
 Suites: core (store appends, loads, the fold); api (REST and GraphQL commands against
 minimal baselines, SSE fan-out; needs wrk); receipts (what signing receipts costs the REST
 command path; needs wrk); workers (deadline lateness with `fray worker` processes);
-webhooks (delivery latency and rate with a `fray worker` and a local receiver). With
-no suite named, all of them run.
+webhooks (delivery latency and rate with a `fray worker` and a local receiver); cluster
+(Redis Cluster: the command path's client, what WAIT costs, one master against three; needs
+wrk). With no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
 """
@@ -18,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core, receipts, webhooks, workers
+from bench import api, cluster, core, receipts, webhooks, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -48,12 +49,17 @@ def _webhooks(args: argparse.Namespace) -> core.Outcome:
     return webhooks.run(webhooks.Settings.quick() if args.quick else webhooks.Settings())
 
 
+def _cluster(args: argparse.Namespace) -> core.Outcome:
+    return cluster.run(cluster.Settings.quick() if args.quick else cluster.Settings())
+
+
 SUITES: dict[str, Suite] = {
     "core": _core,
     "api": _api,
     "receipts": _receipts,
     "workers": _workers,
     "webhooks": _webhooks,
+    "cluster": _cluster,
 }
 
 
