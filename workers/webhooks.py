@@ -350,7 +350,7 @@ async def _settle(
         courier.leases.renew_in(pipe, lease)
         replies = await pipe.execute()
     if replies[0] and store.cluster:
-        await store.sync_deadline_index(stream)
+        await store.after_outbox_change(stream)
     return "next" if replies[-1] else "lost"
 
 

@@ -10,6 +10,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.exceptions import RedisClusterException
 
 from service.store.errors import UNAVAILABLE, StoreUnavailable
 
@@ -54,6 +55,12 @@ class ClusterClient(RedisCluster):
             # to the closed transport raises RuntimeError ("the handler is closed"), not a
             # ConnectionError (seen in tests/cluster/test_failover.py).
             if "closed" not in str(error):
+                raise
+            raise StoreUnavailable(str(error)) from error
+        except RedisClusterException as error:
+            # Not a RedisError: raised when no node it knows answers (others of its kind,
+            # a cross-slot request, are bugs and stay as they are).
+            if "cannot be connected" not in str(error):
                 raise
             raise StoreUnavailable(str(error)) from error
 

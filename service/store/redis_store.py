@@ -24,11 +24,13 @@ outbox or `repair_deadline_index`, which syncs every outbox.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio
+import redis.exceptions
 from redis.asyncio.client import Pipeline
 
 from service.store import checks, scripts
@@ -72,6 +74,8 @@ from service.store.listing import (
 from service.store.multiplex import CommandPath
 from service.store.protocol import NO_META, Store
 from service.store.redis_index import RedisIndex
+
+_log = logging.getLogger("fray.store")
 
 # How long an append waits for its replicas (FRAY_REDIS_WAIT_REPLICAS) before it is
 # refused as unacknowledged.
@@ -195,7 +199,7 @@ class EventStore(Store):
         answer = _status(reply)
         if answer == "ok":
             if self._cluster and (deadlines or cancel):
-                await self.sync_deadline_index(encounter_id)
+                await self.after_outbox_change(encounter_id)
             if int(reply[3]):
                 await self._index.touch(encounter_id, now)
             return AppendResult(int(reply[1]), int(reply[2]), duplicate=False)
@@ -303,7 +307,7 @@ class EventStore(Store):
     ) -> None:
         """`clear_deadline`, queued on a pipeline its caller sends with writes of its own
         (its reply there: 1 if cleared, else 0; on a cluster the caller then calls
-        `sync_deadline_index` if cleared). EVAL: no round trip to load the script."""
+        `after_outbox_change` if cleared). EVAL: no round trip to load the script."""
         keys = encounter_keys(encounter_id)
         index_keys = self._index_keys
         pipe.eval(
@@ -360,8 +364,19 @@ class EventStore(Store):
         """A deadline script's reply as a bool, once the index is synced (on a cluster)."""
         changed = bool(int(reply))
         if changed and self._cluster:
-            await self.sync_deadline_index(encounter_id)
+            await self.after_outbox_change(encounter_id)
         return changed
+
+    async def after_outbox_change(self, encounter_id: str) -> None:
+        """Best effort: the change is made (the outbox is the truth); an index entry left
+        behind is repaired later (see the module's docstring), so a failover of the index's
+        master does not fail the commands of every other master meanwhile."""
+        try:
+            await self.sync_deadline_index(encounter_id)
+        except (StoreUnavailable, redis.exceptions.RedisError) as error:
+            _log.warning(
+                "deadline index of %s not synced (repaired later): %s", encounter_id, error
+            )
 
     async def sync_deadline_index(self, encounter_id: str) -> None:
         """On a cluster: the index entry of the encounter, as its outbox now stands."""
