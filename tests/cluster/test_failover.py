@@ -1,5 +1,6 @@
 """A Redis Cluster master killed under load: its replica takes over; how many acknowledged
-commands are lost (`make chaos`; not in the suite: a run takes about a minute).
+commands are lost (`make chaos`; not in the suite: a run takes about a minute). And a live
+subscriber of that master's encounter: interrupted, it resumes on the promoted replica.
 
 Two `fray serve` processes on a six-node cluster (FRAY_REDIS_CLUSTER), 20 encounters, one
 client each sending rolls (alternating between the two processes) and retrying with the
@@ -24,6 +25,7 @@ import os
 import statistics
 import sys
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -32,15 +34,20 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+import redis
 
 from service.domain.ids import stream_id
 from service.embedded_cluster import RedisClusterServers
 from service.embedded_redis import RedisServer
 from service.store.clients import redis_client
+from service.store.cluster_hub import ClusterStreamHub
+from service.store.errors import StoreUnavailable, SubscriptionFailed
 from service.store.events import event_from_entry
 from service.store.keys import events_key
+from service.store.redis_store import EventStore
 from tests.e2e.helpers import _serving
 from tests.e2e.test_kills import Acknowledged, Client, fight
+from tests.store.helpers import event, events
 
 pytestmark = [pytest.mark.chaos, pytest.mark.cluster, pytest.mark.anyio]
 
@@ -88,10 +95,11 @@ async def stream(url: str, encounter_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def master_of(cluster: RedisClusterServers, encounter_id: str) -> RedisServer:
-    import redis
-
-    key = events_key(stream_id("acme", encounter_id))
+def master_of(
+    cluster: RedisClusterServers, encounter_id: str, tenant: str | None = "acme"
+) -> RedisServer:
+    stored = encounter_id if tenant is None else stream_id(tenant, encounter_id)
+    key = events_key(stored)
     client = redis.RedisCluster.from_url(cluster.url)
     try:
         node = client.get_node_from_key(key)
@@ -150,8 +158,8 @@ async def test_a_master_killed_under_load(wait: str) -> None:
         at = {e["command_id"]: e["version"] for e in envelopes}
         lost += [a.command_id for a in acks if at.get(a.command_id) != a.version]
         assert [e["version"] for e in envelopes] == list(range(1, len(envelopes) + 1))
-        for previous, event in itertools.pairwise(envelopes):
-            assert event["prev_hash"] == previous["hash"]
+        for previous, envelope in itertools.pairwise(envelopes):
+            assert envelope["prev_hash"] == previous["hash"]
     assert retries > 0, "the kill caught no command in flight: the run proved nothing"
     sys.stdout.write(
         f"\nFRAY_REDIS_WAIT_REPLICAS={wait}: {total} commands acknowledged in {elapsed:.1f} s "
@@ -161,3 +169,45 @@ async def test_a_master_killed_under_load(wait: str) -> None:
     )
     if wait == "1":
         assert lost == [], f"acknowledged, then lost: {lost}"
+
+
+async def test_a_subscriber_of_a_killed_master_is_interrupted_and_resumes_on_its_replica() -> None:
+    with RedisClusterServers() as cluster:
+        encounter_id = f"live-{uuid.uuid4().hex[:10]}"
+        victim = master_of(cluster, encounter_id, tenant=None)
+        alive = next(n for n in cluster.nodes if n is not victim).url
+        client = redis_client(alive, cluster=True)
+        store = EventStore(client)
+        try:
+            await store.create(encounter_id, event(1), seed=b"s")
+            await store.append(encounter_id, 1, "c1", "fp", events(2, 2))
+            async with ClusterStreamHub(alive) as hub:
+                async with hub.subscribe(encounter_id, 0) as sub:
+                    assert [(await anext(sub)).version for _ in range(3)] == [1, 2, 3]
+                    assert victim.process is not None
+                    victim.process.kill()  # SIGKILL: its feed's connection drops
+                    with pytest.raises(SubscriptionFailed) as failed:
+                        await asyncio.wait_for(anext(sub), 30)
+                assert failed.value.last_version == 3
+                # Resubscribed from there, it is served by the promoted replica.
+                resumed = await asyncio.wait_for(_resume(hub, store, encounter_id), 60)
+                assert resumed == [4]
+        finally:
+            await client.aclose()
+
+
+async def _resume(hub: ClusterStreamHub, store: EventStore, encounter_id: str) -> list[int]:
+    """Resubscribe after version 3 until a master serves the slot again, append version 4
+    (retrying, with its command id, while the failover lasts) and take it."""
+    while True:
+        try:
+            async with hub.subscribe(encounter_id, 3) as sub:
+                while True:
+                    try:
+                        await store.append(encounter_id, 3, "c4", "fp", events(4, 1))
+                        break
+                    except StoreUnavailable:
+                        await asyncio.sleep(0.2)
+                return [(await asyncio.wait_for(anext(sub), 10)).version]
+        except SubscriptionFailed:
+            await asyncio.sleep(0.2)
