@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TYPEGEN := tools/typegen
 NODE_STAMP := $(TYPEGEN)/node_modules/.installed
 
-.PHONY: run test lint typecheck unit coverage docs golden bench fuzz soak clean vendor-graphiql
+.PHONY: run test lint typecheck unit coverage docs golden bench fuzz soak chaos clean vendor-graphiql
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,11 @@ fuzz: $(STAMP)
 
 soak: $(STAMP)
 	FRAY_SOAK=1 $(BIN)/pytest -q -s -m soak tests
+
+# A Redis Cluster master killed under load, with and without FRAY_REDIS_WAIT_REPLICAS
+# (tests/cluster/test_failover.py): the acknowledged commands lost, printed.
+chaos: $(STAMP)
+	$(BIN)/pytest -q -s -m chaos tests/cluster
 
 clean:
 	rm -rf $(VENV) $(TYPEGEN)/node_modules .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.* htmlcov

@@ -6,7 +6,8 @@ command path; needs wrk); workers (deadline lateness with `fray worker` processe
 webhooks (delivery latency and rate with a `fray worker` and a local receiver); sizing
 (Redis memory and AOF bytes per encounter of 20, 100 and 500 events, for
 deploy/README.md); metrics (what the API's metrics cost a command, in one process and in
-multiprocess mode). With no suite named, all of them run.
+multiprocess mode); cluster (Redis Cluster: the command path's client, what WAIT costs,
+one master against three; needs wrk). With no suite named, all of them run.
 Progress goes to stderr; the table (markdown) goes to stdout. --profile adds a cProfile
 of each workload that has a target (met or not), after the table.
 """
@@ -20,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import api, core, metrics, receipts, sizing, webhooks, workers
+from bench import api, cluster, core, metrics, receipts, sizing, webhooks, workers
 from bench.report import NOT_MET, Row, hot_spots, progress, table
 
 Suite = Callable[[argparse.Namespace], core.Outcome]
@@ -58,6 +59,10 @@ def _webhooks(args: argparse.Namespace) -> core.Outcome:
     return webhooks.run(webhooks.Settings.quick() if args.quick else webhooks.Settings())
 
 
+def _cluster(args: argparse.Namespace) -> core.Outcome:
+    return cluster.run(cluster.Settings.quick() if args.quick else cluster.Settings())
+
+
 SUITES: dict[str, Suite] = {
     "core": _core,
     "api": _api,
@@ -66,6 +71,7 @@ SUITES: dict[str, Suite] = {
     "webhooks": _webhooks,
     "sizing": _sizing,
     "metrics": _metrics,
+    "cluster": _cluster,
 }
 
 

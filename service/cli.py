@@ -14,8 +14,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-import redis.asyncio as aioredis
-
 from service import cli_audit, cli_dev
 from service.app.audits import Audits
 from service.app.auth import system_principal
@@ -38,6 +36,7 @@ from service.domain.errors import FrayError, NotFound
 from service.domain.ids import stream_id
 from service.embedded_redis import RedisServer, answers, die_with_parent, find_redis_server
 from service.engine import Engine
+from service.store.clients import redis_client
 from service.store.redis_store import EventStore
 
 T = TypeVar("T")
@@ -240,7 +239,7 @@ def _dev(args: argparse.Namespace) -> int:
 def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
     async def run() -> T:
         settings = Settings.from_env()
-        client = aioredis.Redis.from_url(settings.redis_url)
+        client = redis_client(settings.redis_url, settings.redis_cluster)
         try:
             return await action(Engine(EventStore(client, retention=settings.retention)))
         finally:

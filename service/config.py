@@ -52,6 +52,12 @@ class Settings:
     # FRAY_SHUTDOWN_GRACE: seconds a process told to stop (SIGTERM) has to finish what it
     # is doing and exit: the API its requests in flight, a worker its job.
     shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE
+    # FRAY_REDIS_CLUSTER: FRAY_REDIS_URL names a node of a Redis Cluster (any one); the queue
+    # (FRAY_QUEUE_REDIS_URL, which must then be given) stays on a standalone Redis.
+    redis_cluster: bool = False
+    # FRAY_REDIS_WAIT_REPLICAS: a client's command is answered once this many replicas have
+    # its append (WAIT); 0 answers once its master has it.
+    wait_replicas: int = 0
 
     @property
     def retention(self) -> float | None:
@@ -69,9 +75,20 @@ class Settings:
     def from_env(cls) -> Settings:
         redis_url = os.environ.get("FRAY_REDIS_URL", DEFAULT_REDIS_URL)
         keys = os.environ.get("FRAY_API_KEYS", "")
+        cluster = _flag("FRAY_REDIS_CLUSTER", os.environ.get("FRAY_REDIS_CLUSTER", ""))
+        queue_url = os.environ.get("FRAY_QUEUE_REDIS_URL")
+        if cluster and not queue_url:
+            raise ConfigError(
+                "FRAY_REDIS_CLUSTER=true needs FRAY_QUEUE_REDIS_URL naming a standalone Redis "
+                "for the queue (RQ has no cluster support)"
+            )
         return cls(
             redis_url=redis_url,
-            queue_redis_url=os.environ.get("FRAY_QUEUE_REDIS_URL", redis_url),
+            queue_redis_url=queue_url or redis_url,
+            redis_cluster=cluster,
+            wait_replicas=_count(
+                "FRAY_REDIS_WAIT_REPLICAS", os.environ.get("FRAY_REDIS_WAIT_REPLICAS", "0")
+            ),
             api_keys=tuple(k.strip() for k in keys.split(",") if k.strip()),
             token_secret=os.environ.get("FRAY_TOKEN_SECRET") or None,
             signing_key=os.environ.get("FRAY_SIGNING_KEY") or None,
@@ -167,6 +184,16 @@ def _positive(name: str, text: str) -> int:
         value = 0
     if value < 1:
         raise ConfigError(f"{name} must be a whole number of 1 or more, not {text!r}")
+    return value
+
+
+def _count(name: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ConfigError(f"{name} must be a whole number of 0 or more, not {text!r}")
     return value
 
 

@@ -103,8 +103,10 @@ class RedisServer:
         binary: str | None = None,
         directory: str | None = None,
         appendonly: bool = False,
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         self.binary = binary or find_redis_server()
+        self.extra_args = extra_args
         self._own_dir = directory is None
         self.directory = os.path.abspath(directory or tempfile.mkdtemp(prefix="fray-redis-"))
         self.appendonly = appendonly
@@ -150,6 +152,7 @@ class RedisServer:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
         else:
             args += ["--appendonly", "no"]
+        args += self.extra_args
         self.process = subprocess.Popen(
             args,
             stdout=subprocess.DEVNULL,

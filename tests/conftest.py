@@ -9,6 +9,7 @@ import pytest
 import redis
 from hypothesis import HealthCheck, settings
 
+from service.embedded_cluster import RedisClusterServers
 from service.embedded_redis import RedisServer
 
 # No hypothesis deadlines: the machine is shared and noisy, and speed is measured in bench/.
@@ -55,3 +56,16 @@ def queue_server() -> Iterator[RedisServer]:
 def queue_url(queue_server: RedisServer) -> Iterator[str]:
     yield queue_server.url
     redis.Redis.from_url(queue_server.url).flushall()  # no job outlives its test
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterServers]:
+    """A six-node Redis Cluster (three masters, three replicas) per test process, started on
+    first use (about 9 s: redis-cli waits for the nodes to agree)."""
+    with RedisClusterServers() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url(redis_cluster: RedisClusterServers) -> str:
+    return redis_cluster.url

@@ -1,4 +1,5 @@
-"""Settings from the environment: FRAY_CORS_ORIGINS, FRAY_RETENTION_DAYS."""
+"""Settings from the environment: FRAY_CORS_ORIGINS, FRAY_RETENTION_DAYS, FRAY_REDIS_CLUSTER,
+FRAY_REDIS_WAIT_REPLICAS."""
 
 from __future__ import annotations
 
@@ -104,3 +105,29 @@ def test_a_shutdown_grace_that_is_not_a_positive_number_of_seconds_is_refused(
         ConfigError, match="FRAY_SHUTDOWN_GRACE must be a positive number of seconds"
     ):
         Settings.from_env()
+
+
+def test_a_cluster_store_needs_a_queue_redis_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FRAY_REDIS_CLUSTER", "true")
+    monkeypatch.delenv("FRAY_QUEUE_REDIS_URL", raising=False)
+    with pytest.raises(ConfigError, match="FRAY_QUEUE_REDIS_URL"):
+        Settings.from_env()
+    monkeypatch.setenv("FRAY_QUEUE_REDIS_URL", "redis://queue:6379/0")
+    settings = Settings.from_env()
+    assert settings.redis_cluster and settings.queue_redis_url == "redis://queue:6379/0"
+
+
+@pytest.mark.parametrize("value", ["-1", "one", "1.5"])
+def test_a_replica_count_that_is_not_a_whole_number_is_refused(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("FRAY_REDIS_WAIT_REPLICAS", value)
+    with pytest.raises(ConfigError, match="FRAY_REDIS_WAIT_REPLICAS"):
+        Settings.from_env()
+
+
+def test_the_replica_count_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FRAY_REDIS_WAIT_REPLICAS", "1")
+    assert Settings.from_env().wait_replicas == 1
+    monkeypatch.delenv("FRAY_REDIS_WAIT_REPLICAS")
+    assert Settings.from_env().wait_replicas == 0

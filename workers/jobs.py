@@ -106,7 +106,7 @@ class _Runner:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
-        self._client = redis_client(settings.redis_url)
+        self._client = redis_client(settings.redis_url, settings.redis_cluster)
         # A firing's own append may start a clock (the next turn's, after a timeout): it is
         # scheduled like any client's, or it would wait for the sweeper.
         self._dispatcher = Dispatcher(settings.queue_redis_url)

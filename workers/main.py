@@ -58,7 +58,9 @@ def run_worker(
         serializer=JSONSerializer,
         work_time=settings.shutdown_work_time,
     )
-    sweeper = Sweeper(settings.redis_url, connection, interval=sweep_interval)
+    sweeper = Sweeper(
+        settings.redis_url, connection, interval=sweep_interval, cluster=settings.redis_cluster
+    )
     sweeper.start()
     try:
         return worker.work(burst=burst, with_scheduler=True)

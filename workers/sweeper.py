@@ -39,6 +39,9 @@ INTERVAL = 1.0  # seconds between sweeps
 GRACE = 2.0  # seconds a deadline may be overdue before the sweeper steps in
 REPEAT_AFTER = 5  # seconds before the same deadline is enqueued again
 BATCH = 200  # deadlines per sweep at most
+# On a Redis Cluster, how often every outbox is read to repair the deadline index (an
+# index write lost between an outbox's change and its sync: `service.store.redis_store`).
+REPAIR_INTERVAL = 300.0
 
 _log = logging.getLogger("fray.workers")
 
@@ -82,9 +85,11 @@ class Sweeper(threading.Thread):
         queue_connection: redis.Redis,
         interval: float = INTERVAL,
         clock: Callable[[], float] = time.time,
+        cluster: bool = False,
     ) -> None:
         super().__init__(name="fray-sweeper", daemon=True)
         self._store_url = store_url
+        self._cluster = cluster
         self._queue = deadline_queue(queue_connection)
         self._interval = interval
         self._clock = clock
@@ -97,11 +102,15 @@ class Sweeper(threading.Thread):
         asyncio.run(self._loop())
 
     async def _loop(self) -> None:
-        client = redis_client(self._store_url)
+        client = redis_client(self._store_url, self._cluster)
         store = EventStore(client)
+        repaired = -REPAIR_INTERVAL  # at start: a worker (re)started after a crash repairs
         try:
             while not self._stopping.is_set():
                 try:
+                    if self._cluster and time.monotonic() - repaired >= REPAIR_INTERVAL:
+                        repaired = time.monotonic()
+                        await store.repair_deadline_index()
                     await sweep_once(store, self._queue, self._clock())
                 except Exception:  # Redis away for a moment: sweep again next time
                     _log.exception("sweeping the deadline outbox failed")

@@ -337,8 +337,10 @@ async def _settle(
     """The writes after a settled head, in one round trip: the head cleared from the outbox
     (first: a pipeline runs its commands in order), then the webhook's streak reset if it
     was delivered, its log record, the metrics, and the lease renewed for the next."""
+    store = courier.engine.store
+    assert isinstance(store, EventStore)
     async with courier.client.pipeline(transaction=False) as pipe:
-        EventStore.clear_deadline_in(pipe, stream, head.key, head.due, head.payload)
+        store.clear_deadline_in(pipe, stream, head.key, head.due, head.payload)
         if logged is not None:
             webhook, record = logged
             if outcome == "delivered":
@@ -348,6 +350,8 @@ async def _settle(
         WebhookMetrics.outcome_in(pipe, outcome, latency)
         courier.leases.renew_in(pipe, lease)
         replies = await pipe.execute()
+    if replies[0] and store.cluster:
+        await store.after_outbox_change(stream)
     return "next" if replies[-1] else "lost"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import cast
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -29,7 +30,9 @@ from service.app.webhooks import Webhooks
 from service.config import Settings
 from service.dispatch import Dispatcher
 from service.engine import Engine
-from service.store.clients import redis_client
+from service.store.clients import ClusterClient, redis_client
+from service.store.cluster_hub import ClusterStreamHub
+from service.store.cluster_multiplex import ClusterMultiplexed
 from service.store.multiplex import Multiplexed
 from service.store.redis_store import EventStore
 from service.store.subscriptions import StreamHub
@@ -48,14 +51,25 @@ def create_app(settings: Settings | None = None) -> Starlette:
         state = app.state
         state.settings = settings
         state.draining = Draining()
-        state.redis = redis_client(settings.redis_url)
+        cluster = settings.redis_cluster
+        state.redis = redis_client(settings.redis_url, cluster)
         # The command path's two Redis calls (rate count, append) share one pipelined
-        # connection: see service.store.multiplex.
-        state.multiplexed = Multiplexed.from_url(settings.redis_url)
+        # connection: see service.store.multiplex; on a cluster, one per master
+        # (service.store.cluster_multiplex).
+        state.multiplexed = (
+            ClusterMultiplexed(cast(ClusterClient, state.redis), settings.redis_url)
+            if cluster
+            else Multiplexed.from_url(settings.redis_url)
+        )
         # Each deadline an append records is scheduled as an RQ job on the queue's Redis.
         state.dispatcher = Dispatcher(settings.queue_redis_url)
         state.webhook_metrics = WebhookMetrics(state.redis)
-        store = EventStore(state.redis, multiplexed=state.multiplexed, retention=settings.retention)
+        store = EventStore(
+            state.redis,
+            multiplexed=state.multiplexed,
+            retention=settings.retention,
+            wait_replicas=settings.wait_replicas,
+        )
         state.webhooks = Webhooks(
             WebhookStore(state.redis),
             outbox=store,
@@ -69,7 +83,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
             on_deadlines=state.webhooks.scheduling(state.dispatcher.schedule),
             deliveries=state.webhooks.outbox_entries,
         )
-        state.hub = StreamHub(lambda: redis_client(settings.redis_url))
+        state.hub = (
+            ClusterStreamHub(settings.redis_url)
+            if cluster
+            else StreamHub(lambda: redis_client(settings.redis_url))
+        )
         state.auth = Auth(settings)
         state.limiter = RateLimiter(state.multiplexed, settings.rate_limit)
         state.metrics = Metrics()

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from service.app.errors import RateLimited
-from service.store.multiplex import Multiplexed
+from service.store.multiplex import CommandPath
 
 WINDOW_SECONDS = 1
 LEASE_SHARE = 10  # a lease is this fraction of the limit
@@ -33,7 +33,7 @@ def lease_size(limit: int) -> int:
 class RateLimiter:
     def __init__(
         self,
-        client: Multiplexed,
+        client: CommandPath,
         limit: int,
         clock: Callable[[], float] = time.time,
         lease: int | None = None,

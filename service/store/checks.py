@@ -96,8 +96,7 @@ def check_append(
             )
     set_keys = [deadline.key for deadline in deadlines]
     for deadline in deadlines:
-        if not deadline.key:
-            raise InvalidArgument("deadline keys must not be empty")
+        _check_deadline_key(deadline.key)
         check_due(deadline.due)
     if len(set(set_keys)) != len(set_keys):
         raise InvalidArgument(f"a deadline key is set twice in one append: {set_keys}")
@@ -109,11 +108,22 @@ def check_append(
 def check_deadline(encounter_id: str, deadline: Deadline, key: str | None = None) -> None:
     """A deadline set outside an append: a key, a due time; a move keeps its key."""
     check_encounter_id(encounter_id)
-    if not deadline.key:
-        raise InvalidArgument("deadline keys must not be empty")
+    _check_deadline_key(deadline.key)
     if key is not None and deadline.key != key:
         raise InvalidArgument(f"a moved deadline keeps its key: {key!r}, not {deadline.key!r}")
     check_due(deadline.due)
+
+
+# The Redis store's count of an encounter's outbox changes lives beside the deadlines'
+# payloads under this name (`service.store.scripts.OUTBOX_GEN`).
+RESERVED_DEADLINE_KEY = "\x00gen"
+
+
+def _check_deadline_key(key: str) -> None:
+    if not key:
+        raise InvalidArgument("deadline keys must not be empty")
+    if key == RESERVED_DEADLINE_KEY:
+        raise InvalidArgument(f"the deadline key {key!r} is reserved")
 
 
 def check_read(after: int, limit: int | None) -> None:

@@ -14,8 +14,10 @@ Cluster, all of them live in one slot and a Lua script may touch them together:
     fray:{<id>}:audit        string; "<audited version>:<payload>", the last audit's verdict
     fray:{<id>}:ticket:<t>   string; a stream ticket's grant, until redeemed or expired (TTL)
 
-plus one global key, ``fray:deadlines`` (zset: encounter id scored by its earliest due
-deadline), and per tenant, on the tenant's own slot (hash tag ``{<tenant>}``):
+and, on a Redis Cluster, the shard channel ``fray:{<id>}:live`` (SPUBLISH: each append
+announced to `service.store.cluster_hub`); plus one global key, ``fray:deadlines`` (zset:
+encounter id scored by its earliest due deadline), and per tenant, on the tenant's own slot
+(hash tag ``{<tenant>}``):
 
     fray:tenant:{<tenant>}:encounters   zset; stored id scored by its updated time (ms)
     fray:tenant:{<tenant>}:backfilled   string; set once the encounters stored before the
@@ -24,6 +26,12 @@ deadline), and per tenant, on the tenant's own slot (hash tag ``{<tenant>}``):
 (``fray:untenanted:encounters`` and ``fray:untenanted:backfilled`` for bare ids). A tenant's
 keys are on another slot than its encounters', so no script writes both: see
 `service.store.redis_index`.
+
+On a cluster the global key is one key on one node, written after the scripts, never by
+them, with ``{fray:deadlines}:gen`` beside it (the outbox generation of each entry;
+`service.store.redis_store`, "Redis Cluster"); outside the store, the rate limiter's
+counters (``fray:rate:<credential>:<window>``), the metrics hashes (``fray:metrics:*``) and
+the workers' markers are single keys, each on its own slot.
 """
 
 from __future__ import annotations
@@ -34,6 +42,9 @@ from functools import lru_cache
 from service.store.checks import check_encounter_id, check_ticket_id
 
 DEADLINE_INDEX = "fray:deadlines"
+# On a cluster: the outbox generation each index entry was written from (`scripts.SYNC_INDEX`).
+# Its hash tag is the index's whole name, so both keys share a slot.
+DEADLINE_GENS = "{fray:deadlines}:gen"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +109,12 @@ def ticket_key(encounter_id: str, ticket_id: str) -> str:
     return f"{prefix}:ticket:{check_ticket_id(ticket_id)}"
 
 
+def live_channel(encounter_id: str) -> str:
+    """On a cluster: the shard channel each append to the encounter is announced on (in its
+    slot; `service.store.cluster_hub`)."""
+    return f"fray:{{{check_encounter_id(encounter_id)}}}:live"
+
+
 def events_key(encounter_id: str) -> str:
     return encounter_keys(encounter_id).events
 
@@ -108,6 +125,11 @@ def meta_pattern(tenant: str | None) -> str:
     without a tenant)."""
     inside = "*" if tenant is None else f"{_glob_escaped(tenant)}/*"
     return f"fray:{{{inside}}}:meta"
+
+
+def outbox_pattern() -> str:
+    """A SCAN pattern matching every encounter's outbox."""
+    return "fray:{*}:outbox"
 
 
 def _glob_escaped(text: str) -> str:

@@ -22,7 +22,7 @@ import asyncio
 import ssl
 from collections import deque
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Protocol, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
@@ -31,6 +31,29 @@ from redis.exceptions import NoScriptError, ResponseError
 from service.store.errors import UNAVAILABLE_REPLIES, StoreUnavailable
 
 Arg = str | bytes | memoryview | int | float
+
+
+class CommandPath(Protocol):
+    """What the command path asks of its client: `Multiplexed`, or on a Redis Cluster
+    `service.store.clients.ClusterCommands`."""
+
+    async def execute(self, *args: Arg) -> Any: ...
+
+    async def pipeline(self, *commands: Sequence[Arg]) -> list[Any]: ...
+
+    async def evalsha(
+        self, script: Arg, sha: str, keys: Sequence[Arg], args: Sequence[Arg]
+    ) -> Any: ...
+
+    async def evalsha_wait(
+        self,
+        script: Arg,
+        sha: str,
+        keys: Sequence[Arg],
+        args: Sequence[Arg],
+        replicas: int,
+        timeout_ms: int,
+    ) -> tuple[Any, int]: ...
 
 
 def _pack(command: Sequence[Arg]) -> bytes:
@@ -177,6 +200,27 @@ class Multiplexed:
         except NoScriptError:
             await self.execute("SCRIPT", "LOAD", script)
             return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+
+    async def evalsha_wait(
+        self,
+        script: Arg,
+        sha: str,
+        keys: Sequence[Arg],
+        args: Sequence[Arg],
+        replicas: int,
+        timeout_ms: int,
+    ) -> tuple[Any, int]:
+        """`evalsha`, then WAIT on the same connection in the same write: the script's reply
+        and how many replicas had acknowledged its writes (and every earlier write on this
+        connection) within `timeout_ms`."""
+        call = ("EVALSHA", sha, len(keys), *keys, *args)
+        wait = ("WAIT", replicas, timeout_ms)
+        try:
+            reply, acked = await self.pipeline(call, wait)
+        except NoScriptError:
+            await self.execute("SCRIPT", "LOAD", script)
+            reply, acked = await self.pipeline(call, wait)
+        return reply, int(acked)
 
     async def _connect(self) -> _Protocol:
         async with self._connecting:

@@ -52,7 +52,7 @@ from service.store.listing import (
     updated_of,
     within,
 )
-from service.store.multiplex import Multiplexed
+from service.store.multiplex import CommandPath
 
 _log = logging.getLogger("fray.store")
 SCAN_BATCH = 1000
@@ -62,7 +62,7 @@ class RedisIndex:
     def __init__(
         self,
         client: redis.asyncio.Redis,
-        multiplexed: Multiplexed | None,
+        multiplexed: CommandPath | None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._client = client

@@ -6,21 +6,35 @@ idempotent command id, and each encounter's pending deadlines (its outbox) kept 
 with its events. Stream entry ids are "<version>-0", so reading after a version is a
 range scan.
 
-Key layout: see `service.store.keys`. Scripts, and the Redis Cluster caveat about the
-global deadline index: see `service.store.scripts`. The tenant index of encounters, and how
-a missed write to it is repaired: see `service.store.redis_index`.
+Key layout: see `service.store.keys`. Scripts: see `service.store.scripts`. The tenant
+index of encounters, and how a missed write to it is repaired: see
+`service.store.redis_index`.
+
+Redis Cluster (given a `clients.cluster_client`): every key of an encounter is in its slot,
+but the global deadline index is one key on one node, so no script may write it. A script
+that changes an outbox counts the change (the outbox's generation) and the store then syncs
+the index: it reads the outbox's earliest due time with its generation (OUTBOX_HEAD) and
+writes the index entry unless one of a later generation is there (SYNC_INDEX). The outbox
+stays the source of truth, and the index may trail it: by a crash between the two, or a
+failover that loses the sync. An entry earlier than the truth costs the sweeper one outbox
+read, after which `due_deadlines` syncs it; an entry missing or later than the truth hides
+a deadline from the sweeper (its RQ job still fires it) until the next change of that
+outbox or `repair_deadline_index`, which syncs every outbox.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio
+import redis.exceptions
 from redis.asyncio.client import Pipeline
 
 from service.store import checks, scripts
+from service.store.clients import is_cluster
 from service.store.errors import (
     CommandIdReused,
     EncounterArchived,
@@ -28,6 +42,7 @@ from service.store.errors import (
     EncounterNotFound,
     InvalidArgument,
     StoreCorrupted,
+    StoreUnavailable,
     VersionConflict,
 )
 from service.store.events import (
@@ -40,8 +55,11 @@ from service.store.events import (
     stream_id,
 )
 from service.store.keys import (
+    DEADLINE_GENS,
     DEADLINE_INDEX,
     encounter_keys,
+    hash_tag,
+    outbox_pattern,
     ticket_key,
 )
 from service.store.listing import (
@@ -53,9 +71,15 @@ from service.store.listing import (
     millis,
     seconds_text,
 )
-from service.store.multiplex import Multiplexed
+from service.store.multiplex import CommandPath
 from service.store.protocol import NO_META, Store
 from service.store.redis_index import RedisIndex
+
+_log = logging.getLogger("fray.store")
+
+# How long an append waits for its replicas (FRAY_REDIS_WAIT_REPLICAS) before it is
+# refused as unacknowledged.
+WAIT_TIMEOUT_MS = 1000
 
 
 class EventStore(Store):
@@ -67,16 +91,22 @@ class EventStore(Store):
     Beyond the contract, an append refuses with `StoreCorrupted` when the stream has run
     ahead of the encounter's meta (written to by hand), and every call raises
     `StoreUnavailable` while Redis is away (given a `clients.redis_client`).
+    `wait_replicas` (FRAY_REDIS_WAIT_REPLICAS; needs `multiplexed`): an append is answered
+    once that many replicas have it (WAIT), so a failover cannot lose it.
     """
 
     def __init__(
         self,
         client: redis.asyncio.Redis,
         snapshot_every: int = 100,
-        multiplexed: Multiplexed | None = None,
+        multiplexed: CommandPath | None = None,
         retention: float | None = None,
         clock: Callable[[], float] = time.time,
+        wait_replicas: int = 0,
     ) -> None:
+        if wait_replicas and multiplexed is None:
+            raise ValueError("waiting for replicas takes the pipelined connection")
+        self._wait_replicas = wait_replicas
         self.snapshot_every = checks.check_snapshot_every(snapshot_every)
         self._retention_ms = checks.retention_ms(retention)
         self._index = RedisIndex(client, multiplexed, clock)
@@ -93,6 +123,11 @@ class EventStore(Store):
         self._save_at_version = client.register_script(scripts.SAVE_AT_VERSION)
         self._archive = client.register_script(scripts.ARCHIVE)
         self._fill_meta = client.register_script(scripts.FILL_META)
+        # On a cluster the scripts are not handed the deadline index (another slot's key).
+        self._cluster = is_cluster(client)
+        self._index_keys: list[str] = [] if self._cluster else [DEADLINE_INDEX]
+        self._outbox_head = client.register_script(scripts.OUTBOX_HEAD)
+        self._sync_index = client.register_script(scripts.SYNC_INDEX)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -153,14 +188,18 @@ class EventStore(Store):
             args += [deadline.key, score_text(deadline.due), deadline.payload]
         args.append(len(cancel))
         args += cancel
-        script_keys = [*keys.all(), DEADLINE_INDEX]
-        if self._multiplexed is not None:
-            script = self._append
+        script_keys = [*keys.all(), *self._index_keys]
+        script = self._append
+        if self._wait_replicas and self._multiplexed is not None:
+            reply = await self._replicated(encounter_id, script_keys, args)
+        elif self._multiplexed is not None:
             reply = await self._multiplexed.evalsha(script.script, script.sha, script_keys, args)
         else:
             reply = await self._append(keys=script_keys, args=args)
         answer = _status(reply)
         if answer == "ok":
+            if self._cluster and (deadlines or cancel):
+                await self.after_outbox_change(encounter_id)
             if int(reply[3]):
                 await self._index.touch(encounter_id, now)
             return AppendResult(int(reply[1]), int(reply[2]), duplicate=False)
@@ -177,6 +216,24 @@ class EventStore(Store):
         if answer == "corrupt":
             raise StoreCorrupted(encounter_id, int(reply[1]), int(reply[2]))
         raise RuntimeError(f"unexpected reply from the append script: {reply!r}")
+
+    async def _replicated(
+        self, encounter_id: str, script_keys: list[str], args: list[str | bytes | int]
+    ) -> Any:
+        """The append script's reply once `wait_replicas` replicas have its writes (WAIT on
+        its connection). Fewer within WAIT_TIMEOUT_MS: StoreUnavailable, the command
+        unacknowledged; a retry with its id gets its outcome, and waits again."""
+        assert self._multiplexed is not None
+        script = self._append
+        reply, acked = await self._multiplexed.evalsha_wait(
+            script.script, script.sha, script_keys, args, self._wait_replicas, WAIT_TIMEOUT_MS
+        )
+        if acked < self._wait_replicas:
+            raise StoreUnavailable(
+                f"the append to {encounter_id} reached {acked} of {self._wait_replicas} "
+                f"replicas within {WAIT_TIMEOUT_MS} ms; retry it with the same command id"
+            )
+        return reply
 
     async def archive(self, encounter_id: str) -> dict[str, str]:
         keys = encounter_keys(encounter_id)
@@ -241,23 +298,24 @@ class EventStore(Store):
         if payload is not None:
             args.append(payload)
         reply = await self._clear_deadline(
-            keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
+            keys=[keys.outbox, keys.outbox_data, *self._index_keys], args=args
         )
-        return bool(int(reply))
+        return await self._synced(encounter_id, reply)
 
-    @staticmethod
     def clear_deadline_in(
-        pipe: Pipeline, encounter_id: str, key: str, due: float, payload: bytes
+        self, pipe: Pipeline, encounter_id: str, key: str, due: float, payload: bytes
     ) -> None:
         """`clear_deadline`, queued on a pipeline its caller sends with writes of its own
-        (its reply there: 1 if cleared, else 0). EVAL: no round trip to load the script."""
+        (its reply there: 1 if cleared, else 0; on a cluster the caller then calls
+        `after_outbox_change` if cleared). EVAL: no round trip to load the script."""
         keys = encounter_keys(encounter_id)
+        index_keys = self._index_keys
         pipe.eval(
             scripts.CLEAR_DEADLINE,
-            3,
+            2 + len(index_keys),
             keys.outbox,
             keys.outbox_data,
-            DEADLINE_INDEX,
+            *index_keys,
             key,
             score_text(due),
             encounter_id,
@@ -278,9 +336,9 @@ class EventStore(Store):
             to.payload,
         ]
         reply = await self._move_deadline(
-            keys=[keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
+            keys=[keys.outbox, keys.outbox_data, *self._index_keys], args=args
         )
-        return bool(int(reply))
+        return await self._synced(encounter_id, reply)
 
     async def add_deadline(self, encounter_id: str, deadline: Deadline) -> bool:
         keys = encounter_keys(encounter_id)
@@ -292,9 +350,54 @@ class EventStore(Store):
             deadline.payload,
         ]
         reply = await self._add_deadline(
-            keys=[keys.meta, keys.outbox, keys.outbox_data, DEADLINE_INDEX], args=args
+            keys=[keys.meta, keys.outbox, keys.outbox_data, *self._index_keys], args=args
         )
-        return bool(int(reply))
+        return await self._synced(encounter_id, reply)
+
+    # -- the deadline index on a cluster -------------------------------------------------
+
+    @property
+    def cluster(self) -> bool:
+        return self._cluster
+
+    async def _synced(self, encounter_id: str, reply: Any) -> bool:
+        """A deadline script's reply as a bool, once the index is synced (on a cluster)."""
+        changed = bool(int(reply))
+        if changed and self._cluster:
+            await self.after_outbox_change(encounter_id)
+        return changed
+
+    async def after_outbox_change(self, encounter_id: str) -> None:
+        """Best effort: the change is made (the outbox is the truth); an index entry left
+        behind is repaired later (see the module's docstring), so a failover of the index's
+        master does not fail the commands of every other master meanwhile."""
+        try:
+            await self.sync_deadline_index(encounter_id)
+        except (StoreUnavailable, redis.exceptions.RedisError) as error:
+            _log.warning(
+                "deadline index of %s not synced (repaired later): %s", encounter_id, error
+            )
+
+    async def sync_deadline_index(self, encounter_id: str) -> None:
+        """On a cluster: the index entry of the encounter, as its outbox now stands."""
+        keys = encounter_keys(encounter_id)
+        gen, first = await self._outbox_head(keys=[keys.outbox, keys.outbox_data])
+        due = b"" if first is None else first
+        await self._sync_index(keys=[DEADLINE_INDEX, DEADLINE_GENS], args=[encounter_id, gen, due])
+
+    async def repair_deadline_index(self) -> int:
+        """On a cluster: syncs the index entry of every encounter with an outbox (every
+        master's keys are scanned), repairing what a crash between an outbox's change and
+        its sync left; returns how many outboxes were read. Nothing to do standalone."""
+        if not self._cluster:
+            return 0
+        read = 0
+        async for key in self._client.scan_iter(match=outbox_pattern(), count=1000):
+            encounter_id = hash_tag(key)
+            if encounter_id is not None:
+                await self.sync_deadline_index(encounter_id)
+                read += 1
+        return read
 
     async def put_ticket(
         self, encounter_id: str, ticket_id: str, payload: bytes, ttl_ms: int
@@ -403,7 +506,10 @@ class EventStore(Store):
         for member in index:
             encounter_id = _text(member)
             # Encounter outboxes live in different cluster slots, so one read each.
-            for deadline in await self._outbox(encounter_id, now_text, limit):
+            due = await self._outbox(encounter_id, now_text, limit)
+            if not due and self._cluster:
+                await self.sync_deadline_index(encounter_id)  # the entry trailed its outbox
+            for deadline in due:
                 found.append((encounter_id, deadline))
         found.sort(key=lambda item: (item[1].due, item[0], item[1].key))
         return found[:limit]

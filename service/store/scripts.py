@@ -8,12 +8,14 @@ results and named errors; they only raise for bugs.
 They use commands that exist in Redis 6.2 and 7.x and are plain EVAL scripts (no
 FUNCTION LOAD, no shebang flags), so both versions run them.
 
-Cluster note: every key passed to a script shares the encounter's hash tag except
-``fray:deadlines``, the global deadline index, which APPEND and CLEAR_DEADLINE also
-maintain. That is fine on a single Redis (or with replicas), but Redis Cluster refuses a
-script whose keys span slots; a cluster deployment needs the index updated outside the
-script (e.g. from the outbox after the append), which a later issue handles. The tenant
-index of encounters (`service.store.redis_index`) is written that way already: by its own
+Cluster note: every key passed to a script shares the encounter's hash tag, except
+``fray:deadlines``, the global deadline index, which APPEND, CLEAR_DEADLINE, MOVE_DEADLINE
+and ADD_DEADLINE keep in step when they are handed its key (a standalone Redis). Redis
+Cluster refuses a script whose keys span slots, so there the key is left out: the script
+counts the change in the outbox's generation instead (field ``OUTBOX_GEN`` of outbox-data),
+and the store writes the index after it from OUTBOX_HEAD through SYNC_INDEX, which keeps
+only the latest generation (`service.store.redis_store`, "Redis Cluster"). The tenant index
+of encounters (`service.store.redis_index`) is written that way on both: by its own
 commands, before a create and after an append, never from a script of the encounter's.
 
 Retention: a script that writes an encounter left ended or archived sets every key of it to
@@ -24,9 +26,19 @@ do not exist yet included (PEXPIRE of a missing key does nothing).
 
 from __future__ import annotations
 
-# Keeps the global index pointing at the encounter's earliest pending deadline.
+from service.store.checks import RESERVED_DEADLINE_KEY
+
+# A field of outbox-data no deadline key may take.
+OUTBOX_GEN = RESERVED_DEADLINE_KEY
+
+# Keeps the global index pointing at the encounter's earliest pending deadline; without the
+# index's key (a cluster), counts the outbox's change for the caller to sync it.
 _SYNC_INDEX = """
-local function sync_index(outbox, index, encounter)
+local function sync_index(outbox, outbox_data, index, encounter)
+  if not index then
+    redis.call('HINCRBY', outbox_data, '\\0gen', 1)
+    return
+  end
   local first = redis.call('ZRANGE', outbox, 0, 0, 'WITHSCORES')
   if first[1] then
     redis.call('ZADD', index, first[2], encounter)
@@ -69,7 +81,8 @@ end
 return {'ok'}
 """
 
-# KEYS: meta, events, cmds, outbox, outbox-data, snap, seed, audit, fray:deadlines
+# KEYS: meta, events, cmds, outbox, outbox-data, snap, seed, audit, and fray:deadlines but
+#       on a cluster
 # ARGV: expected version, command id, fingerprint, encounter id,
 #       status ('' leaves it), now (updated), now in ms, index lag (ms), retention (ms),
 #       event count, (hash, body) per event,
@@ -129,6 +142,10 @@ for k = 1, n do
   i = i + 2
 end
 local first, last = expected + 1, expected + n
+if n > 0 and not index then
+  -- A cluster: the live feed's announcement (`service.store.cluster_hub`).
+  redis.call('SPUBLISH', 'fray:{' .. encounter .. '}:live', string.format('%d', last))
+end
 -- Whether the caller should write the tenant index: on a change of status, else at most
 -- once per `lag` ms (`service.store.redis_index`).
 local reindex = 0
@@ -162,14 +179,14 @@ for k = 1, cancels do
   i = i + 1
 end
 if deadlines + cancels > 0 then
-  sync_index(outbox, index, encounter)
+  sync_index(outbox, outbox_data, index, encounter)
 end
 retain({meta, events, cmds, outbox, outbox_data, KEYS[6], KEYS[7], KEYS[8]}, retention)
 return {'ok', first, last, reindex}
 """
 )
 
-# KEYS: outbox, outbox-data, fray:deadlines
+# KEYS: outbox, outbox-data, and fray:deadlines but on a cluster
 # ARGV: deadline key, due time it must still have, encounter id, and optionally the payload
 #       it must still have (a deadline armed again for the same time has another payload)
 CLEAR_DEADLINE = (
@@ -184,7 +201,7 @@ if ARGV[4] and redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[4] then
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
-sync_index(KEYS[1], KEYS[3], ARGV[3])
+sync_index(KEYS[1], KEYS[2], KEYS[3], ARGV[3])
 return 1
 """
 )
@@ -291,7 +308,7 @@ end
 return 0
 """
 
-# KEYS: outbox, outbox-data, fray:deadlines
+# KEYS: outbox, outbox-data, and fray:deadlines but on a cluster
 # ARGV: key, due, encounter id, payload, new due, new payload
 # Moves a pending entry still at `due` with `payload` (a webhook delivery to retry later).
 MOVE_DEADLINE = (
@@ -306,12 +323,12 @@ if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[4] then
 end
 redis.call('ZADD', KEYS[1], ARGV[5], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[6])
-sync_index(KEYS[1], KEYS[3], ARGV[3])
+sync_index(KEYS[1], KEYS[2], KEYS[3], ARGV[3])
 return 1
 """
 )
 
-# KEYS: meta, outbox, outbox-data, fray:deadlines
+# KEYS: meta, outbox, outbox-data, and fray:deadlines but on a cluster
 # ARGV: key, due, encounter id, payload
 # Adds an entry outside an append (a webhook redelivery), unless the key is pending or the
 # encounter is gone.
@@ -326,7 +343,40 @@ if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
-sync_index(KEYS[2], KEYS[4], ARGV[3])
+sync_index(KEYS[2], KEYS[3], KEYS[4], ARGV[3])
 return 1
 """
 )
+
+# KEYS: outbox, outbox-data
+# Returns {generation, earliest due or false}, read together: what SYNC_INDEX writes.
+OUTBOX_HEAD = """
+local gen = tonumber(redis.call('HGET', KEYS[2], '\\0gen') or '0')
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if first[1] then
+  return {gen, first[2]}
+end
+return {gen, false}
+"""
+
+# KEYS: fray:deadlines, {fray:deadlines}:gen (one slot: the tag is the index's whole name)
+# ARGV: encounter id, outbox generation, earliest due ('' if none)
+# On a cluster: the index entry of the encounter as of that generation of its outbox,
+# unless a later one was written already (two syncs of one encounter may cross). Returns 1
+# if written. Generation 0 with nothing pending is an outbox gone (expired with its
+# encounter): its entry goes whatever generation wrote it.
+SYNC_INDEX = """
+local seen = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
+local gone = ARGV[2] == '0' and ARGV[3] == ''
+if tonumber(ARGV[2]) <= seen and not gone then
+  return 0
+end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+end
+return 1
+"""

@@ -113,6 +113,7 @@ class Subscription:
     async def _open(self) -> None:
         if self._opened or self._closed:
             return
+        await self._hub._ready(self)
         self._hub._add(self)
         self._opened = True
         await self._hub._wake(self)
@@ -230,6 +231,13 @@ class StreamHub:
             raise InvalidArgument(f"after_version must not be negative, got {after_version}")
         return Subscription(self, encounter_id, after_version, self._max_pending)
 
+    async def _ready(self, sub: Subscription) -> None:
+        """Before a subscriber is added (on a cluster: its node's hub, started)."""
+
+    async def _lost_connection(self) -> None:
+        """After the reader lost its connection (a cluster's node hub checks whether its
+        node still serves its streams)."""
+
     # -- registry ------------------------------------------------------------------------
 
     def _add(self, sub: Subscription) -> None:
@@ -285,6 +293,7 @@ class StreamHub:
                     "stream reader lost its connection (%s); retrying in %.2fs", exc, delay
                 )
                 await self._reset_connection()
+                await self._lost_connection()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, high)
             except Exception as exc:

@@ -2,7 +2,8 @@
 
 A command sent to instance A reaches subscribers on instance B (SSE and GraphQL) within
 100 ms; version conflicts, idempotent retries and the rate limit behave as with one
-instance.
+instance. Every test runs on a standalone Redis and on a six-node Redis Cluster
+(FRAY_REDIS_CLUSTER, the queue on a standalone Redis beside it).
 """
 
 from __future__ import annotations
@@ -41,14 +42,21 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="module")
-def instances(redis_url: str) -> Iterator[Pair]:
+@pytest.fixture(
+    scope="module", params=["standalone", pytest.param("cluster", marks=pytest.mark.cluster)]
+)
+def instances(request: pytest.FixtureRequest) -> Iterator[Pair]:
     # Instances of one deployment share the key that signs receipts, as they share the
     # token secret: a retry on the other instance answers with the same receipt.
     signing_key = "k1:" + base64.urlsafe_b64encode(bytes(32)).rstrip(b"=").decode()
-    with fray_serving(
-        redis_url, 2, FRAY_RATE_LIMIT=str(RATE_LIMIT), FRAY_SIGNING_KEY=signing_key
-    ) as (a, b):
+    env = {"FRAY_RATE_LIMIT": str(RATE_LIMIT), "FRAY_SIGNING_KEY": signing_key}
+    if request.param == "cluster":
+        redis_url = request.getfixturevalue("redis_cluster_url")
+        env["FRAY_REDIS_CLUSTER"] = "true"
+        env["FRAY_QUEUE_REDIS_URL"] = request.getfixturevalue("queue_server").url
+    else:
+        redis_url = request.getfixturevalue("redis_url")
+    with fray_serving(redis_url, 2, **env) as (a, b):
         yield a, b
 
 

@@ -31,7 +31,8 @@ from service.embedded_redis import (
     find_redis_server,
 )
 from service.store import EventStore, MemoryStore, Store
-from service.store.keys import DEADLINE_INDEX
+from service.store.clients import redis_client
+from service.store.keys import DEADLINE_GENS, DEADLINE_INDEX
 from service.store.multiplex import Multiplexed
 
 SCENARIO_TIMEOUT = 60.0  # a hung scenario fails instead of stalling the suite
@@ -88,7 +89,9 @@ DEFAULT_VERSION = _default_version()
 VERSIONS = sorted(BINARIES) or ["unavailable"]
 APPEND_PATHS = ["redis-py", "multiplexed"]
 REDIS_STORES = [f"redis-{version}-append-{path}" for version in VERSIONS for path in APPEND_PATHS]
-STORES = ["memory", *REDIS_STORES]
+# The Redis store on a six-node Redis Cluster (tests/conftest.py, redis_cluster).
+CLUSTER_STORE = pytest.param("redis-cluster", marks=pytest.mark.cluster)
+STORES = ["memory", *REDIS_STORES, CLUSTER_STORE]
 
 
 class RedisServers:
@@ -141,11 +144,21 @@ def redis_binary(request: pytest.FixtureRequest) -> str:
 
 @asynccontextmanager
 async def open_store(
-    name: str, servers: Callable[[], RedisServers], **options: Any
+    name: str,
+    servers: Callable[[], RedisServers],
+    cluster_url: Callable[[], str],
+    **options: Any,
 ) -> AsyncIterator[tuple[Store, redis.asyncio.Redis | None]]:
     """The store `name` (one of STORES) and, for a Redis store, its client."""
     if name == "memory":
         yield MemoryStore(**options), None
+        return
+    if name == "redis-cluster":
+        cluster = redis_client(cluster_url(), cluster=True)
+        try:
+            yield EventStore(cluster, **options), cluster
+        finally:
+            await cluster.aclose()
         return
     version, _, path = name.removeprefix("redis-").partition("-append-")
     url = servers().get(version).url
@@ -159,9 +172,17 @@ async def open_store(
         await client.aclose()
 
 
+@pytest.fixture(scope="session")
+def lazy_cluster_url(request: pytest.FixtureRequest) -> Callable[[], str]:
+    """The suite's Redis Cluster's URL, the cluster started when first called."""
+    return lambda: request.getfixturevalue("redis_cluster_url")
+
+
 @pytest.fixture(params=STORES)
 def run_store(
-    request: pytest.FixtureRequest, lazy_redis_servers: Callable[[], RedisServers]
+    request: pytest.FixtureRequest,
+    lazy_redis_servers: Callable[[], RedisServers],
+    lazy_cluster_url: Callable[[], str],
 ) -> RunStore:
     """Run a contract scenario against a fresh handle on each store."""
 
@@ -175,7 +196,11 @@ def run_store(
         async def main() -> None:
             async with (
                 open_store(
-                    request.param, lazy_redis_servers, snapshot_every=snapshot_every, **options
+                    request.param,
+                    lazy_redis_servers,
+                    lazy_cluster_url,
+                    snapshot_every=snapshot_every,
+                    **options,
                 ) as (store, client),
                 asyncio.timeout(SCENARIO_TIMEOUT),
             ):
@@ -183,7 +208,7 @@ def run_store(
                     # Each test process has its own servers and runs one test at a time, so
                     # clearing the global deadline index only hides earlier tests' leftovers
                     # (a memory store starts empty).
-                    await client.delete(DEADLINE_INDEX)
+                    await client.delete(DEADLINE_INDEX, DEADLINE_GENS)
                 await scenario(store)
 
         asyncio.run(main())
@@ -193,7 +218,9 @@ def run_store(
 
 @pytest.fixture(params=REDIS_STORES)
 def run_redis(
-    request: pytest.FixtureRequest, lazy_redis_servers: Callable[[], RedisServers]
+    request: pytest.FixtureRequest,
+    lazy_redis_servers: Callable[[], RedisServers],
+    lazy_cluster_url: Callable[[], str],
 ) -> Callable[..., None]:
     """Run a Redis-only scenario against each Redis store, with a client of its server
     (keyword arguments are the store's options)."""
@@ -201,7 +228,10 @@ def run_redis(
     def run(scenario: RedisScenario, **options: Any) -> None:
         async def main() -> None:
             async with (
-                open_store(request.param, lazy_redis_servers, **options) as (store, client),
+                open_store(request.param, lazy_redis_servers, lazy_cluster_url, **options) as (
+                    store,
+                    client,
+                ),
                 asyncio.timeout(SCENARIO_TIMEOUT),
             ):
                 assert isinstance(store, EventStore) and client is not None

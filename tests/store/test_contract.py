@@ -97,13 +97,14 @@ READ_WINDOW_EVENTS = 30
 )
 def test_read_matches_a_slice_of_the_versions(
     lazy_redis_servers: Callable[[], RedisServers],
+    lazy_cluster_url: Callable[[], str],
     name: str,
     after: int,
     limit: int | None,
     up_to: int | None,
 ) -> None:
     async def main() -> list[int]:
-        async with open_store(name, lazy_redis_servers) as (store, _):
+        async with open_store(name, lazy_redis_servers, lazy_cluster_url) as (store, _):
             if not await store.exists(READ_WINDOW_ID):
                 await store.create(READ_WINDOW_ID, event(1), seed=b"s")
                 await store.append(

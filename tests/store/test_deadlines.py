@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from service.store import Deadline, InvalidArgument, Store, VersionConflict
+from service.store.checks import RESERVED_DEADLINE_KEY
 from tests.store.conftest import RunStore
 from tests.store.helpers import event, events, indexed
 
@@ -219,5 +220,20 @@ def test_add_deadline_adds_outside_an_append_unless_pending(
         assert await indexed(store, encounter_id) == [50.0]
         assert not await store.add_deadline(encounter_id, Deadline("webhook:w:2", 9.0, b"x"))
         assert await store.pending_deadlines(encounter_id) == [redelivery]
+
+    run_store(scenario)
+
+
+def test_the_key_the_redis_store_keeps_its_outbox_count_under_is_refused(
+    run_store: RunStore, encounter_id: str
+) -> None:
+    async def scenario(store: Store) -> None:
+        await _new(store, encounter_id)
+        reserved = Deadline(RESERVED_DEADLINE_KEY, 10.0, b"")
+        with pytest.raises(InvalidArgument, match="reserved"):
+            await store.append(encounter_id, 1, "c", "fp", [], [reserved])
+        with pytest.raises(InvalidArgument, match="reserved"):
+            await store.add_deadline(encounter_id, reserved)
+        assert await store.pending_deadlines(encounter_id) == []
 
     run_store(scenario)

@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 import redis
-import redis.asyncio as aioredis
 
 from service.dispatch import Dispatcher
 from service.domain.canonical import canonical_bytes
 from service.engine import Engine
+from service.store.clients import redis_client
 from service.store.events import version_of
 from service.store.keys import events_key
 from service.store.redis_store import EventStore
@@ -91,11 +91,12 @@ def wait_until(predicate: Callable[[], Any], timeout: float = FIRE_TIMEOUT) -> A
         time.sleep(0.05)
 
 
-def events(store_url: str, encounter_id: str) -> list[dict[str, Any]]:
-    """Every envelope of the encounter's stream, oldest first."""
+def events(store_url: str, encounter_id: str, cluster: bool = False) -> list[dict[str, Any]]:
+    """Every envelope of the encounter's stream, oldest first (`cluster`: on a Redis
+    Cluster)."""
 
     async def read() -> list[dict[str, Any]]:
-        client = aioredis.Redis.from_url(store_url)
+        client = redis_client(store_url, cluster)
         try:
             return [orjson.loads(e.body) for e in await EventStore(client).read(encounter_id)]
         finally:
@@ -104,18 +105,22 @@ def events(store_url: str, encounter_id: str) -> list[dict[str, Any]]:
     return asyncio.run(read())
 
 
-def of_type(store_url: str, encounter_id: str, kind: str) -> list[dict[str, Any]]:
-    return [e for e in events(store_url, encounter_id) if e["type"] == kind]
+def of_type(
+    store_url: str, encounter_id: str, kind: str, cluster: bool = False
+) -> list[dict[str, Any]]:
+    return [e for e in events(store_url, encounter_id, cluster) if e["type"] == kind]
 
 
-def with_engine(store_url: str, queue_url: str | None, body: Any, **engine: Any) -> Any:
+def with_engine(
+    store_url: str, queue_url: str | None, body: Any, cluster: bool = False, **engine: Any
+) -> Any:
     """Run `body(engine)` with an engine that schedules deadlines on the queue as the API
     does (with no queue, nobody schedules them: they wait in the outbox); `engine` are
     further arguments of the `Engine` (its clock)."""
     dispatcher = Dispatcher(queue_url) if queue_url else None
 
     async def main() -> Any:
-        client = aioredis.Redis.from_url(store_url)
+        client = redis_client(store_url, cluster)
         try:
             hook = dispatcher.schedule if dispatcher else None
             return await body(Engine(EventStore(client), on_deadlines=hook, **engine))
