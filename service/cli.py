@@ -32,6 +32,7 @@ from service.demos import (
 )
 from service.demos.runner import Demo
 from service.demos.runner import play as run_demo
+from service.dispatch import AUDIT_QUEUE, QUEUE, WEBHOOK_QUEUE
 from service.domain.errors import FrayError, NotFound
 from service.domain.ids import stream_id
 from service.embedded_redis import RedisServer, answers, die_with_parent, find_redis_server
@@ -166,8 +167,8 @@ def _worker(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     print(
-        f"fray worker: deadlines from {settings.redis_url}, "
-        f"jobs on {settings.queue_redis_url} (queues fray-deadlines, fray-audits)"
+        f"fray worker: deadlines from {settings.redis_url}, jobs on "
+        f"{settings.queue_redis_url} (queues {QUEUE}, {WEBHOOK_QUEUE}, {AUDIT_QUEUE})"
     )
     run_worker(settings, burst=args.burst)
     return 0
