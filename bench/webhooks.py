@@ -5,8 +5,8 @@ the append to the receipt <= 1 s with one `fray worker`.
 
 What runs: the suite's own redis-server (events and jobs on one server); one `fray
 worker` process, as deployed, with FRAY_WEBHOOK_ALLOW_PRIVATE=true; the receiver of the
-tests (tests/e2e/receiver.py: Starlette behind uvicorn in a thread, answering 200), on a
-loopback port; the appends through the engine with the API's webhook hook and dispatcher
+tests (tests/e2e/receiver.py: Starlette behind uvicorn, answering 200) in a process of its
+own, on a loopback port; the appends through the engine with the API's webhook hook and dispatcher
 (each delivery recorded in the append and scheduled as an RQ job, as `fray serve` does).
 
 1. Latency: the encounters append their 20 notes at a steady pace (each encounter one
@@ -21,6 +21,7 @@ loopback port; the appends through the engine with the API's webhook hook and di
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import redis
@@ -46,7 +48,7 @@ from service.embedded_redis import RedisServer
 from service.engine import Engine
 from service.store.redis_store import EventStore
 from service.store.webhooks import WebhookStore
-from tests.e2e.receiver import Receiver, receiving
+from tests.e2e.receiver import Received, receiving
 
 TARGET_P99 = 1.0  # seconds, one worker
 TENANT = "bench"
@@ -69,7 +71,7 @@ class Settings:
 def run(settings: Settings) -> Outcome:
     outcome = Outcome()
     count = settings.encounters * settings.events
-    with RedisServer() as server, receiving() as receiver:
+    with RedisServer() as server, _RemoteReceiver() as receiver:
         for pace in settings.paces:
             offered = settings.encounters / pace
             progress(f"webhooks: latency, {settings.encounters} x {settings.events} events, "
@@ -179,7 +181,45 @@ class _Appender:
         await self.client.aclose()
 
 
-async def _latency(url: str, receiver: Receiver, settings: Settings, pace: float) -> list[float]:
+class _RemoteReceiver:
+    """The tests' receiver in a process of its own. In the bench's process it would share
+    the interpreter (and its GIL) with the hundred encounters appending, and a receipt's
+    time would wait on their turn: a deployed receiver is another machine."""
+
+    def __enter__(self) -> _RemoteReceiver:
+        spawn = multiprocessing.get_context("spawn")
+        self._conn, child = spawn.Pipe()
+        self._process = spawn.Process(target=_serve_receiver, args=(child,), daemon=True)
+        self._process.start()
+        self.url: str = self._conn.recv()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._conn.send(None)
+        self._process.join(timeout=10)
+
+    def ok(self, path: str) -> list[tuple[float, str, float]]:
+        """The deliveries to `path` answered 200: (receipt time, delivery id, event time)."""
+        self._conn.send(path)
+        received: list[tuple[float, str, float]] = self._conn.recv()
+        return received
+
+
+def _serve_receiver(conn: Connection) -> None:
+    with receiving() as receiver:
+        conn.send(receiver.url)
+        while (path := conn.recv()) is not None:
+            answered = receiver.ok(path)
+            conn.send([(r.at, r.delivery["delivery_id"], _event_time(r)) for r in answered])
+
+
+def _event_time(received: Received) -> float:
+    return parse_iso(str(received.delivery["event"]["at"])).timestamp()
+
+
+async def _latency(
+    url: str, receiver: _RemoteReceiver, settings: Settings, pace: float
+) -> list[float]:
     appender = _Appender(url)
     path = f"/latency-{pace:g}"
     try:
@@ -198,10 +238,10 @@ async def _latency(url: str, receiver: Receiver, settings: Settings, pace: float
         await appender.unsubscribe(webhook_id)
     finally:
         await appender.close()
-    return [r.at - parse_iso(r.delivery["event"]["at"]).timestamp() for r in receiver.ok(path)]
+    return [at - event_at for at, _, event_at in receiver.ok(path)]
 
 
-async def _rate(url: str, receiver: Receiver, settings: Settings) -> float:
+async def _rate(url: str, receiver: _RemoteReceiver, settings: Settings) -> float:
     appender = _Appender(url)
     path = "/rate"
     try:
@@ -220,11 +260,11 @@ async def _rate(url: str, receiver: Receiver, settings: Settings) -> float:
         await _until(receiver, path, settings.encounters * settings.events)
     finally:
         _stop(worker)
-    times = sorted(r.at for r in receiver.ok(path))
+    times = sorted(at for at, _, _ in receiver.ok(path))
     return (len(times) - 1) / (times[-1] - times[0])
 
 
-async def _until(receiver: Receiver, path: str, count: int, give_up: float = 600.0) -> None:
+async def _until(receiver: _RemoteReceiver, path: str, count: int, give_up: float = 600.0) -> None:
     deadline = time.monotonic() + give_up
     seen: set[str] = set()
     read = 0
@@ -233,5 +273,5 @@ async def _until(receiver: Receiver, path: str, count: int, give_up: float = 600
             raise RuntimeError(f"only {len(seen)} of {count} deliveries arrived")
         await asyncio.sleep(0.2)
         arrived = receiver.ok(path)
-        seen.update(r.delivery["delivery_id"] for r in arrived[read:])
+        seen.update(ident for _, ident, _ in arrived[read:])
         read = len(arrived)
