@@ -1,12 +1,17 @@
 // Writes src/generated/ (or the directory given) from the repository's specs:
 //   openapi.ts   openapi-typescript's types of openapi/openapi.yaml (paths, components, operations)
 //   rulesets.ts  each ruleset's command and event types, from schema/<ruleset>/*.json
+//   graphql.ts   the GraphQL schema's types (schema/schema.graphql), for subscriptions
 // `make client-types` runs it; tests/clients/test_typescript.py runs it into a temporary
 // directory and compares, so the checked-in files cannot drift from the specs.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import {
+  GraphQLEnumType, GraphQLInputObjectType, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
+  GraphQLObjectType, GraphQLScalarType, GraphQLUnionType, buildSchema,
+} from "graphql";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../../..");
@@ -44,3 +49,43 @@ text += "export type CommandType<R extends RulesetName> = (typeof RULESETS)[R][\
 text += "/** The event types a ruleset's stream may hold. */\n";
 text += "export type EventType<R extends RulesetName> = (typeof RULESETS)[R][\"events\"][number];\n";
 writeFileSync(join(out, "rulesets.ts"), text);
+
+// GraphQL: each object, interface, input, enum and union as a TypeScript type, fields as the
+// schema names them (camelCase), nullable ones `| null`; JSON is `unknown`.
+const SCALARS = { String: "string", ID: "string", Int: "number", Float: "number", Boolean: "boolean", JSON: "unknown" };
+const schema = buildSchema(readFileSync(join(root, "schema", "schema.graphql"), "utf8"));
+const ref = (type) => {
+  if (type instanceof GraphQLNonNull) return inner(type.ofType);
+  return `${inner(type)} | null`;
+};
+const inner = (type) => {
+  if (type instanceof GraphQLList) {
+    const item = ref(type.ofType);
+    return `Array<${item}>`;
+  }
+  if (type instanceof GraphQLScalarType) return SCALARS[type.name] ?? "unknown";
+  return type.name;
+};
+const doc = (text, indent) => text ? `${indent}/** ${text.replace(/\*\//g, "*\\/").replace(/\n/g, " ")} */\n` : "";
+let gql = `${HEADER}// From schema/schema.graphql (\`fray schema\`).\n`;
+const named = Object.values(schema.getTypeMap())
+  .filter((t) => !t.name.startsWith("__") && !(t instanceof GraphQLScalarType))
+  .sort((a, b) => (a.name < b.name ? -1 : 1));
+for (const type of named) {
+  gql += `\n${doc(type.description, "")}`;
+  if (type instanceof GraphQLEnumType) {
+    gql += `export type ${type.name} = ${type.getValues().map((v) => JSON.stringify(v.value)).join(" | ")};\n`;
+  } else if (type instanceof GraphQLUnionType) {
+    gql += `export type ${type.name} = ${type.getTypes().map((t) => t.name).join(" | ")};\n`;
+  } else if (type instanceof GraphQLObjectType || type instanceof GraphQLInterfaceType || type instanceof GraphQLInputObjectType) {
+    gql += `export interface ${type.name} {\n`;
+    for (const field of Object.values(type.getFields())) {
+      const optional = type instanceof GraphQLInputObjectType
+        && (!(field.type instanceof GraphQLNonNull) || field.defaultValue !== undefined);
+      gql += doc(field.description, "  ");
+      gql += `  ${field.name}${optional ? "?" : ""}: ${ref(field.type)};\n`;
+    }
+    gql += "}\n";
+  }
+}
+writeFileSync(join(out, "graphql.ts"), gql);

@@ -11,6 +11,7 @@ import { auditExport, keysOf, type AuditReport, type PublicKey } from "./audit/v
 import { errorFrom } from "./errors.js";
 import { retrying, type Fetch, type RetryPolicy } from "./retry.js";
 import { EventStream, type FollowOptions } from "./sse.js";
+import { EventSubscription, type SubscribeOptions } from "./subscriptions.js";
 import type { components, operations, paths } from "./generated/openapi.js";
 
 type Schemas = components["schemas"];
@@ -170,6 +171,13 @@ export class EncounterClient {
       authorization: `Bearer ${this.credential}`,
       fetch: this.fetch,
     }, options);
+  }
+
+  /** Follow live over GraphQL (`encounterEvents` on `/graphql`, graphql-transport-ws): the
+   * events as the GraphQL schema names their fields (`commandId`, `prevHash`, `receipt`). */
+  subscribe(options: SubscribeOptions = {}): EventSubscription {
+    const url = `${this.fray.baseUrl.replace(/^http/, "ws")}/graphql`;
+    return new EventSubscription(url, this.id, `Bearer ${this.credential}`, options);
   }
 
   /** A single-use ticket that opens this encounter's event stream once, within 60 s. */

@@ -19,3 +19,6 @@ export type { AuditOptions, AuditReport, Check, PublicKey, Verdict } from "./aud
 export type { components, operations, paths } from "./generated/openapi.js";
 export { RULESETS } from "./generated/rulesets.js";
 export type { CommandType, EventType, RulesetName } from "./generated/rulesets.js";
+export { ENCOUNTER_EVENTS, EventSubscription } from "./subscriptions.js";
+export type { SubscribeOptions, SubscribedEvent } from "./subscriptions.js";
+export type * as graphql from "./generated/graphql.js";
