@@ -11,6 +11,7 @@ xdist worker (tests/api/test_generated_clients.py does the same for tools/typege
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -24,7 +25,9 @@ from tests.workers.conftest import fray_worker
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "clients" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"
-NODE_BIN = PACKAGE / "node_modules" / ".bin"
+LOCK = PACKAGE / "package-lock.json"
+# What `npm ci` installed from: a node_modules of another lock file is installed again.
+INSTALLED = PACKAGE / "node_modules" / ".installed-lock"
 
 
 def run(*argv: str | Path, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
@@ -40,9 +43,11 @@ def node_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shared = tmp_path_factory.getbasetemp().parent
     with (shared / "npm-ci-clients-typescript.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (NODE_BIN / "tsc").exists() or not (NODE_BIN / "openapi-typescript").exists():
+        wanted = hashlib.sha256(LOCK.read_bytes()).hexdigest()
+        if not INSTALLED.exists() or INSTALLED.read_text() != wanted:
             done = run("npm", "ci", "--no-audit", "--no-fund", timeout=300)
             assert done.returncode == 0, done.stdout + done.stderr
+            INSTALLED.write_text(wanted)
     return PACKAGE
 
 

@@ -133,6 +133,16 @@ export class EncounterClient {
     return answer as CommandAccepted;
   }
 
+  /** What `command` would do now, appending nothing: its events, or the refusal, and the
+   * table dice it still needs (docs/api.md, "Previewing a command"). */
+  async preview(command: Command, options: Omit<SendOptions, "commandId"> = {}): Promise<Schemas["CommandPreview"]> {
+    const body: Schemas["CommandRequest"] = { command };
+    if (options.expectedVersion !== undefined) body.expected_version = options.expectedVersion;
+    if (options.dice !== undefined) body.dice = options.dice;
+    if (options.deckOrders !== undefined) body.deck_orders = options.deckOrders;
+    return ok(await this.fray.api.POST("/v1/encounters/{encounter_id}/commands/preview", { ...this.path, body }));
+  }
+
   /** Answer a roll request (`dice: "prompt"`) with the faces rolled. */
   async submitRoll(requestId: string, faces: number[], options: SendOptions = {}): Promise<CommandAccepted> {
     return this.send({ type: "submit-roll", request_id: requestId, faces } as Command, options);

@@ -53,11 +53,12 @@ export function retrying(fetch: Fetch, policy: RetryPolicy = {}): Fetch {
   };
 }
 
-/** Reads, and commands (their id makes a resend a no-op), may be resent after no answer. */
+/** Reads, commands (their id makes a resend a no-op), previews and stream tickets (a second
+ * one is merely unused) may be resent after no answer. */
 function safeToResend(request: Request): boolean {
   if (request.method === "GET" || request.method === "HEAD") return true;
   const path = new URL(request.url).pathname;
-  return request.method === "POST" && /\/commands(\/preview)?$/.test(path);
+  return request.method === "POST" && /\/(commands|commands\/preview|stream-tickets)$/.test(path);
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -9,7 +9,7 @@
  */
 
 import { parseJson, type JsonObject } from "./audit/canonical.js";
-import { FrayError, errorOf } from "./errors.js";
+import { FrayError, NetworkError, errorOf } from "./errors.js";
 import { sleep } from "./retry.js";
 import type { components } from "./generated/openapi.js";
 
@@ -41,6 +41,9 @@ export interface FollowOptions {
   onReconnect?: (info: { reason: string; delayMs: number; lastEventId: number }) => void;
   /** Reconnections in a row without receiving an event before giving up (default 10). */
   maxFailures?: number;
+  /** Milliseconds without a byte (Fray sends a keep-alive every 15 s) after which the
+   * connection is taken for dead and replaced (default 45 000). */
+  idleMs?: number;
 }
 
 export interface Connection {
@@ -105,24 +108,37 @@ export class EventStream implements AsyncIterable<LiveEvent> {
             if (error.retryAfter !== null) this.retryMs = error.retryAfter * 1000;
             reason = error.code;
           } else {
-            for await (const frame of frames(response.body!)) {
-              if (frame.retry !== undefined) this.retryMs = frame.retry;
-              if (frame.event === "error" && frame.id === undefined) {
-                reason = errorCode(frame.data);
-                break;
+            const idleMs = this.options.idleMs ?? 45_000;
+            let idle = setTimeout(() => connection.abort(new Error("idle")), idleMs);
+            const alive = (): void => {
+              clearTimeout(idle);
+              idle = setTimeout(() => connection.abort(new Error("idle")), idleMs);
+            };
+            try {
+              for await (const frame of frames(response.body!, alive)) {
+                if (frame.retry !== undefined) this.retryMs = frame.retry;
+                if (frame.event === "error" && frame.id === undefined) {
+                  reason = errorCode(frame.data);
+                  break;
+                }
+                if (frame.id === undefined || frame.data === "") continue;
+                const live = this.live(frame);
+                failures = 0;
+                this.lastEventId = live.version;
+                yield live;
               }
-              if (frame.id === undefined || frame.data === "") continue;
-              const live = this.live(frame);
-              failures = 0;
-              this.lastEventId = live.version;
-              yield live;
+            } finally {
+              clearTimeout(idle);
             }
             if (reason === "") reason = "the stream ended";
           }
         } catch (error) {
           if (this.stop.signal.aborted) return;
-          if (error instanceof FrayError) throw error;
-          reason = connection.signal.aborted ? "reconnect asked" : `connection lost: ${String(error)}`;
+          // A refusal ends the follow; no answer (the server away, a deploy) does not.
+          if (error instanceof FrayError && !(error instanceof NetworkError)) throw error;
+          const why = connection.signal.reason as Error | undefined;
+          reason = why?.message === "reconnect" ? "reconnect asked"
+            : why?.message === "idle" ? "no keep-alive" : `connection lost: ${String(error)}`;
         }
         failures++;
         if (failures > maxFailures) {
@@ -182,7 +198,9 @@ interface Frame {
 
 /** The SSE frames of a body (the WHATWG event-stream format: fields, comments, blank
  * lines ending a frame; `retry` alone is a frame of its own here so its hint applies). */
-export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Frame> {
+export async function* frames(
+  body: ReadableStream<Uint8Array>, onBytes?: () => void,
+): AsyncGenerator<Frame> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -193,6 +211,7 @@ export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
+      onBytes?.();
       buffer += decoder.decode(value, { stream: true });
       let end: number;
       while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {

@@ -302,3 +302,18 @@ test("no answer at all is a NetworkError after the bounded attempts", async () =
   assert.equal(error.code, "client/network");
   assert.equal(attempts.length, 3);
 });
+
+test("a preview answers what a command would do, appending nothing; a refused one its error", async () => {
+  const encounter = await skirmish(fray());
+  const { version, summary } = await encounter.get();
+  const other = summary.acting?.[0] === "bramli" ? "goblin" : "bramli";
+
+  const roll = await encounter.preview({ type: "roll", expression: "1d20" } as Command);
+  const refused = await encounter.preview({ type: "end-turn", combatant_id: other } as Command);
+
+  assert.ok(roll.accepted);
+  assert.deepEqual(types(roll.events), ["dice-rolled"]);
+  assert.ok(!refused.accepted);
+  assert.equal(refused.error.code, "turn/not-your-turn");
+  assert.equal((await encounter.get()).version, version, "nothing appended");
+});
