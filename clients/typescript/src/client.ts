@@ -121,7 +121,7 @@ export class EncounterClient {
    * (no answer, 429, 503) sends the same id. */
   async send(command: Command, options: SendOptions = {}): Promise<CommandAccepted> {
     const body: Schemas["CommandRequest"] = {
-      command_id: options.commandId ?? crypto.randomUUID(),
+      command_id: options.commandId ?? newCommandId(),
       command,
     };
     if (options.expectedVersion !== undefined) body.expected_version = options.expectedVersion;
@@ -230,6 +230,17 @@ export class EncounterClient {
     const [text, trusted] = await Promise.all([this.export(), options.trusted ?? this.fray.keys()]);
     return auditExport(text, { ...options, trusted });
   }
+}
+
+/** A fresh command id: a random UUID (v4). `crypto.randomUUID` exists only in a secure
+ * context (https, localhost); `getRandomValues` everywhere. */
+export function newCommandId(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 interface Answer<T> {

@@ -3,7 +3,7 @@
  * openapi/openapi.yaml, in `./generated/openapi.js`), `EncounterClient.follow` follows an
  * encounter live over SSE, and the audit verifier (`./audit`) checks a stream with WebCrypto.
  */
-export { Fray, EncounterClient } from "./client.js";
+export { Fray, EncounterClient, newCommandId } from "./client.js";
 export type {
   Command, CommandAccepted, CreateEncounter, Encounter, EncounterCreated, EncounterList, Event,
   EventPage, FrayOptions, LegalActions, ListEncountersQuery, MintToken, SendOptions, TokenMinted,

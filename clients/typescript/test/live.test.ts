@@ -317,3 +317,20 @@ test("a preview answers what a command would do, appending nothing; a refused on
   assert.equal(refused.error.code, "turn/not-your-turn");
   assert.equal((await encounter.get()).version, version, "nothing appended");
 });
+
+test("a follow may send the credential in the Authorization header instead of a ticket", async () => {
+  const encounter = await skirmish(fray(), {}, false);
+  const urls: string[] = [];
+  const watching: Fetch = async (request) => {
+    if (request.headers.get("Accept") === "text/event-stream") {
+      urls.push(request.url);
+      assert.equal(request.headers.get("Authorization"), `Bearer ${process.env.FRAY_KEY}`);
+    }
+    return fetch(request);
+  };
+  const stream = fray(watching).encounter(encounter.id).follow({ tickets: false, after: 1 });
+  const seen = await within("the events", collect(stream, (s) => s.length === 2));
+  assert.deepEqual(seen.map((e) => e.version), [2, 3]);
+  assert.equal(urls.length, 1);
+  assert.equal(new URL(urls[0]!).searchParams.get("ticket"), null);
+});

@@ -350,7 +350,8 @@ async function draws(envelopes: Envelope[], seed: Uint8Array | null, report: Rep
   const server: [number, Envelope, JsonValue][] = [];
   for (const group of commands(envelopes)) {
     for (const envelope of group) {
-      const rolls = Array.isArray(envelope.rolls) ? envelope.rolls : [envelope.rolls];
+      // Rolls that are not a list are one record that does not read as a draw.
+      const rolls = Array.isArray(envelope.rolls) ? envelope.rolls : [null];
       for (const roll of rolls) {
         if (!(isObject(roll) && roll.source === "table")) server.push([group[0]!.version, envelope, roll]);
       }
