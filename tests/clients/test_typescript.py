@@ -2,7 +2,8 @@
 the store and one for the queue, `fray serve`, `fray worker`, and a spare `fray serve` (rate
 limited to one command a second, and shut down by the client's tests to show a follow
 surviving a deploy). The client's own suite (`npm test`: tsc, then node's test runner) gets
-their URLs and the tenant key in its environment and must exit 0. Its types are generated
+their URLs and the tenant key in its environment (and `fray`, whose `fray audit` its verifier
+is compared with) and must exit 0. Its types are generated
 from openapi/openapi.yaml and checked in; a drift test generates them again and compares.
 
 The Node packages are installed with `npm ci` from the committed lock file, once for every
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.conftest import KEY
-from tests.api.process import fray_serve_process
+from tests.api.process import FRAY, fray_serve_process
 from tests.workers.conftest import fray_worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,5 +79,6 @@ def test_the_typescript_client_suite_passes_against_the_service(
         done = run(
             "npm", "test", timeout=600,
             FRAY_URL=url, FRAY_KEY=KEY, FRAY_SPARE_URL=spare, FRAY_SPARE_PID=str(spare_process.pid),
+            FRAY_BIN=FRAY,
         )  # fmt: skip
         assert done.returncode == 0, done.stdout[-20000:] + done.stderr[-5000:]
