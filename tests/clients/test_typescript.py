@@ -81,4 +81,5 @@ def test_the_typescript_client_suite_passes_against_the_service(
             FRAY_URL=url, FRAY_KEY=KEY, FRAY_SPARE_URL=spare, FRAY_SPARE_PID=str(spare_process.pid),
             FRAY_BIN=FRAY,
         )  # fmt: skip
+        print(done.stdout[-600:])  # node's summary: tests, passes, duration (pytest -s)
         assert done.returncode == 0, done.stdout[-20000:] + done.stderr[-5000:]
