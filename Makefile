@@ -6,8 +6,11 @@ STAMP := $(VENV)/.installed
 # The Node dev tools (openapi-typescript, tsc) tests/api/test_generated_clients.py runs.
 TYPEGEN := tools/typegen
 NODE_STAMP := $(TYPEGEN)/node_modules/.installed
+# The TypeScript client (clients/typescript/README.md): its types are generated from the specs.
+TS_CLIENT := clients/typescript
+TS_CLIENT_STAMP := $(TS_CLIENT)/node_modules/.installed
 
-.PHONY: run test lint typecheck unit coverage docs golden bench fuzz soak chaos clean vendor-graphiql
+.PHONY: run test lint typecheck unit coverage docs client-types golden bench fuzz soak chaos clean vendor-graphiql
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +21,10 @@ $(STAMP): pyproject.toml
 $(NODE_STAMP): $(TYPEGEN)/package-lock.json
 	cd $(TYPEGEN) && npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
+
+$(TS_CLIENT_STAMP): $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $(TS_CLIENT_STAMP)
 
 run: $(STAMP)
 	$(BIN)/fray dev
@@ -48,6 +55,12 @@ docs: $(STAMP)
 	$(BIN)/fray openapi > openapi/openapi.yaml
 	$(BIN)/fray schema > schema/schema.graphql
 	$(BIN)/fray schemas schema/
+	$(MAKE) client-types
+
+# The TypeScript client's generated types (clients/typescript/src/generated/), from
+# openapi/openapi.yaml and schema/; tests/clients/test_typescript.py fails when they drift.
+client-types: $(TS_CLIENT_STAMP)
+	cd $(TS_CLIENT) && node scripts/generate.mjs
 
 # GraphiQL's vendored assets, from npm at the versions pinned in the script (its README says
 # more): service/api/static/graphiql/vendor/.
@@ -75,4 +88,4 @@ chaos: $(STAMP)
 	$(BIN)/pytest -q -s -m chaos tests/cluster
 
 clean:
-	rm -rf $(VENV) $(TYPEGEN)/node_modules .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.* htmlcov
+	rm -rf $(VENV) $(TYPEGEN)/node_modules $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist $(TS_CLIENT)/dist-test .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.* htmlcov
