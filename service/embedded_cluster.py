@@ -91,6 +91,7 @@ class RedisClusterServers:
                 self.nodes.append(node.start())
             self._create()
             self.wait_ready()
+            self._wait_replicas_mapped()
         except BaseException:
             self.close()
             raise
@@ -151,6 +152,28 @@ class RedisClusterServers:
         finally:
             client.close()
         return replication.get("role") != "slave" or replication.get("master_link_status") == "up"
+
+    def _wait_replicas_mapped(self, timeout: float = READY_TIMEOUT) -> None:
+        """Until every node's slot map (CLUSTER SLOTS, which a cluster client loads) lists
+        each master's replicas: a replica's role reaches the other nodes by gossip, after
+        its link is up, and a client that loaded the map before would not know it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(self._mapped(node) for node in self.nodes):
+                return
+            time.sleep(0.05)
+        raise RedisUnavailable("the cluster's slot map did not list every replica")
+
+    def _mapped(self, node: RedisServer) -> bool:
+        client = redis.Redis(port=node.port, socket_timeout=1)
+        try:
+            ranges = client.execute_command("CLUSTER", "SLOTS")  # type: ignore[no-untyped-call]
+        except redis.RedisError:
+            return False
+        finally:
+            client.close()
+        # Each range: start, end, then its master's and each replica's address.
+        return bool(ranges) and all(len(r) - 2 == 1 + self.replicas for r in ranges)
 
     def close(self) -> None:
         for node in self.nodes:
