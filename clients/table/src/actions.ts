@@ -1,8 +1,9 @@
 /** Legal actions as buttons, or as small forms built from an action's `params_schema` (the
  * JSON Schema of the command's fields but `type`, docs/api.md "Legal actions"). What Fray
  * already decided goes in unasked: the acting combatant, and the ruleset's hints (`params`)
- * where they are single values; a target is chosen from `targets` (else every combatant);
- * what is left is asked for by the field's type. */
+ * where they are single values; a target is chosen from `targets` (else every combatant), a
+ * field from the list the hints offer for it (`options` for `option`); what is left is asked
+ * for by the field's type. */
 
 import type { components } from "@fray/client";
 import { h } from "./dom.js";
@@ -54,7 +55,11 @@ function field(name: string, property: Schema, action: ActionOption, combatants:
   const shape = branch(property);
   const id = `f-${action.type}-${action.actor ?? "gm"}-${name}`;
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-  const choices = (shape.enum as unknown[] | undefined)?.map(String);
+  // The ruleset's hint of the choices on offer: `options` for the field `option` (a
+  // reaction window's answers), else the schema's enum.
+  const offered = (action.params as Record<string, unknown>)[`${name}s`];
+  const listed = Array.isArray(offered) && offered.every(scalar) ? offered : undefined;
+  const choices = (listed ?? (shape.enum as unknown[] | undefined))?.map(String);
   if (/target/.test(name) && shape.type !== "array") {
     const ids = action.targets ?? combatants.map((c) => c.id);
     const names = new Map(combatants.map((c) => [c.id, c.name]));

@@ -1,6 +1,6 @@
-/** Running clocks counting down in the page. Fray sends each clock's `remaining_ms` as of the
- * answer; the page counts down from when it received it (the browser's monotonic clock), so
- * a skewed wall clock on the viewer's machine does not move the deadline. */
+/** Running clocks counting down in the page. Fray sends a running clock's `deadline` (and a
+ * paused one's `remaining_ms`); the page takes what is left when the answer came, by the
+ * viewer's wall clock, and counts down from then by the browser's monotonic clock. */
 
 export interface Countdown {
   element: HTMLElement;

@@ -34,13 +34,15 @@ function poolBar(name: string, pool: Pool): HTMLElement {
   const bar = max !== null && value !== null
     ? h("progress", { max, value: Math.max(0, value), "aria-label": `${name} ${text}` })
     : null;
-  return h("div", { class: "pool" }, h("span", { class: "pool-name" }, name), bar, h("span", { class: "pool-value" }, text));
+  return h("div", { class: "pool", "data-pool": name }, h("span", { class: "pool-name" }, name), bar, h("span", { class: "pool-value" }, text));
 }
 
 function combatantCard(c: Combatant, acting: boolean): HTMLElement {
+  // `health` is the `hp` pool again (service/domain/redaction.py), so the pools are drawn
+  // once; where the encounter hides this combatant's health, Fray sends no pools, a word.
   const health = c.health_word
     ? h("div", { class: "pool" }, h("span", { class: "pool-name" }, "health"), h("span", { class: "health-word" }, c.health_word))
-    : c.health ? poolBar("health", c.health) : null;
+    : null;
   return h("li", {
     class: ["combatant", acting ? "acting" : "", c.out_of_fight ? "out" : ""].join(" ").trim(),
     "data-combatant": c.id, "aria-current": acting ? "true" : null,
@@ -145,19 +147,23 @@ class Table {
     const actingNames = [...acting].map((id) => this.names.get(id) ?? id);
     fill($("turn"),
       h("span", { class: "phase" }, summary.phase),
-      summary.round ? h("span", { class: "round" }, ` · round ${summary.round}`) : null,
+      // Some rulesets' phase already says the round ("round 1: Hero's turn").
+      summary.round && !summary.phase.includes("round")
+        ? h("span", { class: "round" }, ` · round ${summary.round}`) : null,
       actingNames.length ? h("span", { class: "acting-now" }, ` · acting: ${actingNames.join(", ")}`) : null);
     fill($("combatants"), combatants.map((c) => combatantCard(c, acting.has(c.id))));
 
     const countdowns: Countdown[] = [];
     const receivedAt = performance.now();
     fill($("clocks"), (summary.clocks ?? []).map((clock) => {
-      const left = h("span", { class: "remaining" },
-        clock.remaining_ms === null || clock.remaining_ms === undefined ? "" : formatMs(clock.remaining_ms));
-      if (clock.status === "running" && typeof clock.remaining_ms === "number") {
-        countdowns.push({ element: left, remainingMs: clock.remaining_ms, receivedAt });
+      // A paused clock says what it has left; a running one its deadline.
+      const left = typeof clock.remaining_ms === "number" ? clock.remaining_ms
+        : clock.deadline ? Date.parse(clock.deadline) - Date.now() : null;
+      const shown = h("span", { class: "remaining" }, left === null ? "" : formatMs(left));
+      if (clock.status === "running" && left !== null) {
+        countdowns.push({ element: shown, remainingMs: left, receivedAt });
       }
-      return h("li", { "data-clock": clock.id }, `${clock.label} (${clock.status}) `, left);
+      return h("li", { "data-clock": clock.id }, `${clock.label} (${clock.status}) `, shown);
     }));
     countDown(countdowns);
 
@@ -168,8 +174,6 @@ class Table {
     // Only the GM is offered add-combatant (service/domain/legal.py): the GM's controls.
     const gm = legal.actions.some((a) => a.type === "add-combatant");
     $("gm").hidden = !gm;
-    const rewind = $("rewind-to") as HTMLInputElement;
-    rewind.max = String(Math.max(1, (summary.version ?? 1) - 1));
   }
 
   bindGm(): void {

@@ -9,7 +9,10 @@ type Event = components["schemas"]["Event"];
 function value(v: unknown, names: Map<string, string>): string {
   if (typeof v === "string") return names.get(v) ?? v;
   if (Array.isArray(v)) return v.map((x) => value(x, names)).join(", ");
-  if (v !== null && typeof v === "object") return JSON.stringify(v);
+  if (v !== null && typeof v === "object") {
+    const text = JSON.stringify(v);
+    return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  }
   return String(v);
 }
 
