@@ -18,6 +18,7 @@ export interface Named {
 
 // The names rulesets give the field of the combatant who acts (fifty-two: combatant_id).
 const ACTOR_FIELDS = ["combatant_id", "actor", "combatant", "attacker", "actor_id"];
+const COMBATANT_FIELD = /^(combatant_id|combatant|target|target_id|enemy|of)$/;
 
 function branch(schema: Schema): Schema {
   // `X | None` is anyOf [X, null]: the form asks for X, and leaves the field out when empty.
@@ -60,7 +61,9 @@ function field(name: string, property: Schema, action: ActionOption, combatants:
   const offered = (action.params as Record<string, unknown>)[`${name}s`];
   const listed = Array.isArray(offered) && offered.every(scalar) ? offered : undefined;
   const choices = (listed ?? (shape.enum as unknown[] | undefined))?.map(String);
-  if (/target/.test(name) && shape.type !== "array") {
+  // A field naming a combatant (a target, an enemy, a `combatant_id` the acting combatant
+  // does not fill): chosen from the action's targets, else from every combatant.
+  if (COMBATANT_FIELD.test(name) && shape.type === "string" || /target/.test(name) && shape.type !== "array") {
     const ids = action.targets ?? combatants.map((c) => c.id);
     const names = new Map(combatants.map((c) => [c.id, c.name]));
     input = h("select", { id, name }, ids.map((t) => h("option", { value: t }, names.get(t) ?? t)));
