@@ -3,8 +3,9 @@ each in their own browser context (no shared storage), open /table/{id}#token=â€
 `fray serve`, with a `fray worker` and redis behind it, and play a short hex-tactical fight
 through the page's buttons. The test asserts on what each page shows: the acting combatant,
 health as bars or, for the enemy the player may not see, as a word; running clocks; the
-log, newest first; a refusal's message. The brute's health is a number found nowhere else,
-and the player's whole DOM is searched for it and for what the blow left (issue 24)."""
+log, newest first; a refusal's message; a turn clock the player watches run out. The
+brute's health is a number found nowhere else, and the player's whole DOM is searched for it
+and for what the blow left (issue 24)."""
 
 from __future__ import annotations
 
@@ -72,13 +73,13 @@ class Gm:
         return body
 
 
-def set_up(client: httpx.Client, encounter_id: str) -> tuple[Gm, str]:
+def set_up(client: httpx.Client, encounter_id: str, **options: Any) -> tuple[Gm, str]:
     """A hero (the player's) and a brute on a hex map, the brute's health hidden from the
     player, a turn clock of ten minutes; started. Returns the GM and the player's token."""
+    options = {"hide_enemy_health": True, "turn_time_limit": 600, **options}
     created = client.post(
         "/v1/encounters", headers=bearer(KEY),
-        json={"encounter_id": encounter_id, "ruleset": "hex-tactical",
-              "options": {"hide_enemy_health": True, "turn_time_limit": 600}},
+        json={"encounter_id": encounter_id, "ruleset": "hex-tactical", "options": options},
     )  # fmt: skip
     assert created.status_code == 201, created.text
     gm = Gm(client, encounter_id, created.json()["gm_token"])
@@ -101,6 +102,33 @@ def set_up(client: httpx.Client, encounter_id: str) -> tuple[Gm, str]:
 def acting(gm: Gm) -> list[str]:
     found: list[str] = gm.state()["summary"]["acting"]
     return found
+
+
+def test_the_player_watches_a_turn_clock_run_out_and_the_turn_pass(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    """Two seconds a turn; one timeout with nobody acting pauses the clocks (idle_timeouts),
+    so the table settles on the next turn with its clock paused."""
+    errors: list[str] = []
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm, player_token = set_up(client, encounter_id, turn_time_limit=2, idle_timeouts=1)
+        first = acting(gm)
+        (second,) = {"hero", "brute"} - set(first)
+        player = opened(browser, f"{fray}/table/{encounter_id}#token={player_token}", errors)
+        try:
+            clock = player.locator("#clocks li")
+            expect(clock).to_contain_text(f"{first[0].title()}'s turn (running) 0:0")
+            # The worker fires the clock: its expiry is logged and the turn moves on.
+            expect(player.locator("#log")).to_contain_text("clock expired")
+            expect(player.locator("#turn")).to_contain_text(f"acting: {second.title()}")
+            expect(clock).to_contain_text(f"{second.title()}'s turn (paused)")
+        finally:
+            player.goto("about:blank")
+    assert errors == [], errors
 
 
 def test_a_gm_and_a_player_play_a_hex_fight_through_the_table_view(
