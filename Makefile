@@ -14,7 +14,7 @@ TS_CLIENT_STAMP := $(TS_CLIENT)/node_modules/.installed
 TABLE := clients/table
 TABLE_STAMP := $(TABLE)/node_modules/.installed
 
-.PHONY: run test lint typecheck unit coverage docs client-types golden bench fuzz soak clean vendor-graphiql table
+.PHONY: run test lint typecheck unit coverage docs client-types golden bench fuzz soak clean vendor-graphiql table table-screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,11 @@ client-types: $(TS_CLIENT_STAMP)
 # committed lock file; tests/api/test_table.py fails when the committed ones drift.
 table: $(TABLE_STAMP)
 	cd $(TABLE) && npm run build
+
+# The table view's screenshots the README links (docs/table/), taken by its browser test.
+table-screenshots: $(STAMP)
+	FRAY_TABLE_SCREENSHOTS=docs/table $(BIN)/pytest -q -p no:cacheprovider \
+		tests/e2e/test_table_browser.py -k "gm_and_a_player"
 
 # GraphiQL's vendored assets, from npm at the versions pinned in the script (its README says
 # more): service/api/static/graphiql/vendor/.

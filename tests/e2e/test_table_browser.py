@@ -9,8 +9,10 @@ and for what the blow left (issue 24)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -36,8 +38,8 @@ def browser() -> Iterator[Browser]:
             launched.close()
 
 
-def opened(browser: Browser, url: str, errors: list[str]) -> Page:
-    page = browser.new_context().new_page()
+def opened(browser: Browser, url: str, errors: list[str], width: int = 1280) -> Page:
+    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
     page.set_default_timeout(WAIT_MS)
     page.on("pageerror", lambda error: errors.append(str(error)))
     # Console errors but the failed loads a refusal logs (the test sends one on purpose).
@@ -71,6 +73,18 @@ class Gm:
         assert got.status_code == 200, got.text
         body: dict[str, Any] = got.json()
         return body
+
+
+def screenshots(name: str, pages: dict[str, Page]) -> None:
+    """`make table-screenshots` sets FRAY_TABLE_SCREENSHOTS to docs/table/: each page's
+    screenshot goes there (the README links them), so they are made by the test, not by
+    hand. Unset, nothing is written."""
+    folder = os.environ.get("FRAY_TABLE_SCREENSHOTS")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for role, page in pages.items():
+        page.screenshot(path=str(Path(folder) / f"{name}-{role}.png"), full_page=True)
 
 
 def set_up(client: httpx.Client, encounter_id: str, **options: Any) -> tuple[Gm, str]:
@@ -143,7 +157,8 @@ def test_a_gm_and_a_player_play_a_hex_fight_through_the_table_view(
         gm, player_token = set_up(client, encounter_id)
         table = f"{fray}/table/{encounter_id}"
         gm_page = opened(browser, f"{table}#token={gm.token}", errors)
-        player = opened(browser, f"{table}#token={player_token}", errors)
+        # The player on a phone-width screen.
+        player = opened(browser, f"{table}#token={player_token}", errors, width=390)
         try:
             # The token leaves the address bar once read.
             expect(player).to_have_url(table)
@@ -217,6 +232,7 @@ def test_a_gm_and_a_player_play_a_hex_fight_through_the_table_view(
             # Newest first: the top line of the log is the last event.
             head = gm.state()["version"]
             expect(player.locator("#log li").first).to_have_attribute("data-version", str(head))
+            screenshots("hex-tactical", {"gm": gm_page, "player": player})
             dom = player.content()
             assert str(HP) not in dom
             assert str(left) not in dom
