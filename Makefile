@@ -9,8 +9,12 @@ NODE_STAMP := $(TYPEGEN)/node_modules/.installed
 # The TypeScript client (clients/typescript/README.md): its types are generated from the specs.
 TS_CLIENT := clients/typescript
 TS_CLIENT_STAMP := $(TS_CLIENT)/node_modules/.installed
+# The table view (clients/table/README.md): built by Vite into service/api/static/table/assets/,
+# committed, so a fresh clone's `make run` serves it without Node.
+TABLE := clients/table
+TABLE_STAMP := $(TABLE)/node_modules/.installed
 
-.PHONY: run test lint typecheck unit coverage docs client-types golden bench fuzz soak chaos clean vendor-graphiql
+.PHONY: run test lint typecheck unit coverage docs client-types golden bench fuzz soak chaos clean vendor-graphiql table table-screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +29,10 @@ $(NODE_STAMP): $(TYPEGEN)/package-lock.json
 $(TS_CLIENT_STAMP): $(TS_CLIENT)/package-lock.json
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
 	touch $(TS_CLIENT_STAMP)
+
+$(TABLE_STAMP): $(TABLE)/package-lock.json
+	cd $(TABLE) && npm ci --no-audit --no-fund
+	touch $(TABLE_STAMP)
 
 run: $(STAMP)
 	$(BIN)/fray dev
@@ -61,6 +69,16 @@ docs: $(STAMP)
 # openapi/openapi.yaml and schema/; tests/clients/test_typescript.py fails when they drift.
 client-types: $(TS_CLIENT_STAMP)
 	cd $(TS_CLIENT) && node scripts/generate.mjs
+
+# The table view's assets, built from clients/table (and the client's sources) with the
+# committed lock file; tests/api/test_table.py fails when the committed ones drift.
+table: $(TABLE_STAMP)
+	cd $(TABLE) && npm run build
+
+# The table view's screenshots the README links (docs/table/), taken by its browser test.
+table-screenshots: $(STAMP)
+	FRAY_TABLE_SCREENSHOTS=docs/table $(BIN)/pytest -q -p no:cacheprovider \
+		tests/e2e/test_table_browser.py -k "gm_and_a_player"
 
 # GraphiQL's vendored assets, from npm at the versions pinned in the script (its README says
 # more): service/api/static/graphiql/vendor/.

@@ -16,8 +16,8 @@ from typing import Any, TypeVar, cast
 
 from service import cli_audit, cli_dev
 from service.app.audits import Audits
-from service.app.auth import system_principal
-from service.app.encounters import Encounters
+from service.app.auth import Auth, system_principal
+from service.app.encounters import GM_TOKEN_TTL, Encounters
 from service.app.metrics import multiprocess_directory
 from service.app.receipts import Signer, SigningKeyError, parse_signing_keys
 from service.audit import AuditReport, keys_of
@@ -93,6 +93,14 @@ def _parser() -> argparse.ArgumentParser:
         default="freeform",
         choices=sorted(DEMOS),
         help="; ".join(f"{name}: {demo.about}" for name, demo in DEMOS.items()),
+    )
+    demo.add_argument(
+        "--table",
+        nargs="?",
+        const="http://127.0.0.1:8000",
+        metavar="URL",
+        help="print the table view's URL for the encounter played, with a GM token: a "
+        "`fray serve` (or `fray dev`) at URL on the same Redis and token secret shows it",
     )
     export = sub.add_parser("export", help="write an encounter's events as JSONL")
     export.add_argument("encounter_id")
@@ -280,6 +288,8 @@ def _demo(args: argparse.Namespace) -> int:
         print("audit:")
         for line in played.audit.lines():
             print(f"  {line}")
+        if args.table is not None:
+            print(_table_url(args.table, played.encounter_id, embedded is not None))
         return played.audit.exit_code
 
     try:
@@ -287,6 +297,24 @@ def _demo(args: argparse.Namespace) -> int:
     finally:
         if embedded is not None:
             embedded.close()
+
+
+def _table_url(base: str, encounter_id: str, embedded: bool) -> str:
+    """`fray demo --table`: the table view of the encounter just played, opened as its GM
+    (the token in the fragment, which no browser sends to a server). The demo's encounter
+    belongs to no tenant, so its token names none; it is signed with FRAY_TOKEN_SECRET, else
+    with the secret `fray dev` keeps in .fray/ (made now if there is none, for `fray dev` to
+    use), so a server started either way accepts it."""
+    if embedded:
+        return (
+            "table: not shown: this demo played on an embedded Redis that stops with it; "
+            "run it with FRAY_REDIS_URL set to the Redis a `fray serve` uses"
+        )
+    cli_dev.keep_token_secret()
+    token, _ = Auth(Settings.from_env()).mint(
+        encounter_id, "gm", [], "gm:demo", GM_TOKEN_TTL, tenant=None
+    )
+    return f"table: {base.rstrip('/')}/table/{encounter_id}#token={token}"
 
 
 def _configured_signer() -> Signer | None:

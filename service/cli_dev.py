@@ -65,10 +65,16 @@ def keep_credentials(port: int) -> None:
         print(
             f'fray dev:   curl -H "Authorization: Bearer {key}" http://127.0.0.1:{port}/v1/rulesets'
         )
-    made = _kept("FRAY_TOKEN_SECRET", DEV_TOKEN_SECRET, lambda: secrets.token_hex(32))
+    made = keep_token_secret()
     if made is not None:
         how = _how(made, DEV_TOKEN_SECRET)
         print(f"fray dev: FRAY_TOKEN_SECRET was unset; {how}: tokens outlive a restart")
+
+
+def keep_token_secret() -> bool | None:
+    """FRAY_TOKEN_SECRET from `.fray/` when it is unset (made there first if need be): what
+    `fray dev` signs tokens with, and `fray demo --table` the token it prints."""
+    return _kept("FRAY_TOKEN_SECRET", DEV_TOKEN_SECRET, lambda: secrets.token_hex(32))
 
 
 def _how(made: bool, path: Path) -> str:

@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
 
-from service.api import ops, rest
+from service.api import ops, rest, table
 from service.api.cors import cors_middleware
 from service.api.draining import Draining, on_stop_signals
 from service.api.errors import EXCEPTION_HANDLERS
@@ -125,6 +125,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/healthz", ops.healthz),
         Route("/readyz", ops.readyz),
         Route("/metrics", ops.metrics),
+        *table.routes,
     ]
     return Starlette(
         routes=routes,

@@ -17,6 +17,8 @@ import pytest
 
 from service.domain.canonical import canonical_bytes, envelope_hash
 from service.embedded_redis import RedisServer, free_port
+from tests.api.conftest import SECRET
+from tests.e2e.helpers import bearer, fray_serving
 from tests.engine_helpers import run_on_redis, send, skirmish
 
 FRAY = str(Path(sys.executable).parent / "fray")
@@ -329,3 +331,41 @@ def test_a_shutdown_grace_that_does_not_parse_stops_the_process_before_it_starts
     assert result.stderr.strip() == (
         f"fray {command}: FRAY_SHUTDOWN_GRACE must be a positive number of seconds, not 'soon'"
     )
+
+
+def test_demo_table_prints_a_url_a_server_on_the_same_redis_shows_as_the_gm(redis_url):
+    env = {**os.environ, "FRAY_REDIS_URL": redis_url, "FRAY_TOKEN_SECRET": SECRET}
+    with fray_serving(redis_url) as [url]:
+        played = subprocess.run(
+            [FRAY, "demo", "fifty-two", "--table", url],
+            capture_output=True, text=True, env=env, timeout=60,
+        )  # fmt: skip
+        assert played.returncode == 0, played.stderr
+        (line,) = [x for x in played.stdout.splitlines() if x.startswith("table: ")]
+        encounter_id = played.stdout.split("\n", 1)[0].removeprefix("encounter ")
+        address, _, token = line.removeprefix("table: ").partition("#token=")
+        page = httpx.get(address)
+        seen = httpx.get(f"{url}/v1/encounters/{encounter_id}", headers=bearer(token))
+        # Only the GM (or the tenant's key) may mint the encounter's tokens.
+        minted = httpx.post(
+            f"{url}/v1/encounters/{encounter_id}/tokens", headers=bearer(token),
+            json={"role": "observer", "subject": "watcher"},
+        )  # fmt: skip
+
+    assert address == f"{url}/table/{encounter_id}"
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert seen.status_code == 200, seen.text
+    assert seen.json()["ruleset"] == "fifty-two"
+    assert minted.status_code == 201, minted.text
+
+
+def test_demo_table_on_an_embedded_redis_says_why_there_is_no_url(tmp_path):
+    env = {**os.environ, "FRAY_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}
+    played = subprocess.run(
+        [FRAY, "demo", "freeform", "--table"],
+        capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+
+    assert played.returncode == 0, played.stderr
+    assert "table: not shown: this demo played on an embedded Redis" in played.stdout
+    assert "#token=" not in played.stdout

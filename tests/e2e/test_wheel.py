@@ -1,6 +1,6 @@
 """A built wheel plays every demo: Fray installed from its wheel, away from the source tree,
 reads the examples from its own package data. It holds GraphiQL's page and vendored assets
-too, with their licences.
+too, with their licences, and the table view's page and built assets.
 
 The wheel is built from a copy of the files it is made of, so the build leaves nothing in the
 working tree, and the copy is deleted before any demo runs. The wheel goes into a fresh venv
@@ -20,7 +20,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from service.api import graphiql
+from service.api import graphiql, table
 from service.cli import DEMOS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +36,13 @@ print(json.dumps({
     "assets": {key: asset.digest for key, asset in graphiql.assets().items()},
     "page": graphiql.page("/graphql/assets"),
     "vendor": sorted(path.name for path in (graphiql.STATIC / "vendor").iterdir()),
+}))"""
+# The table view's page and assets as the installed wheel serves them.
+TABLE = """import json
+from service.api import table
+print(json.dumps({
+    "assets": {key: asset.digest for key, asset in table.assets().items()},
+    "page": table.page(),
 }))"""
 VENDORED = {
     "graphiql.min.js", "graphiql.min.css", "react.production.min.js",
@@ -65,6 +72,9 @@ def test_an_installed_wheel_plays_every_demo(tmp_path, redis_url):
     assert installed["assets"] == {key: asset.digest for key, asset in graphiql.assets().items()}
     assert installed["page"] == graphiql.page("/graphql/assets")
     assert set(installed["vendor"]) >= VENDORED, installed["vendor"]
+    served = json.loads(_run(python, "-c", TABLE))
+    assert served["assets"] == {key: asset.digest for key, asset in table.assets().items()}
+    assert served["page"] == table.page()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"FRAY_REDIS_URL": redis_url}
     # The demos are independent (each its own encounter), so they run side by side.
     fray = [str(venv / "bin" / "fray"), "demo"]

@@ -1,0 +1,125 @@
+/** Legal actions as buttons, or as small forms built from an action's `params_schema` (the
+ * JSON Schema of the command's fields but `type`, docs/api.md "Legal actions"). What Fray
+ * already decided goes in unasked: the acting combatant, and the ruleset's hints (`params`)
+ * where they are single values; a target is chosen from `targets` (else every combatant), a
+ * field from the list the hints offer for it (`options` for `option`); what is left is asked
+ * for by the field's type. */
+
+import type { components } from "@fray/client";
+import { h } from "./dom.js";
+
+type ActionOption = components["schemas"]["ActionOption"];
+type Schema = Record<string, unknown>;
+export type CommandBody = { type: string } & Record<string, unknown>;
+export interface Named {
+  id: string;
+  name: string;
+}
+
+// The names rulesets give the field of the combatant who acts (fifty-two: combatant_id).
+const ACTOR_FIELDS = ["combatant_id", "actor", "combatant", "attacker", "actor_id"];
+const COMBATANT_FIELD = /^(combatant_id|combatant|target|target_id|enemy|of)$/;
+
+function branch(schema: Schema): Schema {
+  // `X | None` is anyOf [X, null]: the form asks for X, and leaves the field out when empty.
+  const anyOf = schema.anyOf as Schema[] | undefined;
+  return anyOf?.find((s) => s.type !== "null") ?? schema;
+}
+
+function scalar(value: unknown): value is string | number | boolean {
+  return ["string", "number", "boolean"].includes(typeof value);
+}
+
+/** The command's fields Fray already knows, and the fields left to ask for. */
+export function plan(action: ActionOption): { known: Record<string, unknown>; ask: [string, Schema][] } {
+  const schema = (action.params_schema ?? {}) as Schema;
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const known: Record<string, unknown> = {};
+  const ask: [string, Schema][] = [];
+  const actorField = ACTOR_FIELDS.find((name) => name in properties);
+  for (const [name, property] of Object.entries(properties)) {
+    if (name === "type") continue;
+    const hint = (action.params as Record<string, unknown>)[name];
+    if (name === actorField && action.actor) known[name] = action.actor;
+    else if (scalar(hint)) known[name] = hint;
+    else if (required.has(name) || /target/.test(name)) ask.push([name, property]);
+  }
+  return { known, ask };
+}
+
+function label(name: string, property: Schema): string {
+  return (property.title as string | undefined) ?? name.replace(/_/g, " ");
+}
+
+function field(name: string, property: Schema, action: ActionOption, combatants: Named[]): HTMLElement {
+  const shape = branch(property);
+  const id = `f-${action.type}-${action.actor ?? "gm"}-${name}`;
+  let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+  // The ruleset's hint of the choices on offer: `options` for the field `option` (a
+  // reaction window's answers), else the schema's enum.
+  const offered = (action.params as Record<string, unknown>)[`${name}s`];
+  const listed = Array.isArray(offered) && offered.every(scalar) ? offered : undefined;
+  const choices = (listed ?? (shape.enum as unknown[] | undefined))?.map(String);
+  // A field naming a combatant (a target, an enemy, a `combatant_id` the acting combatant
+  // does not fill): chosen from the action's targets, else from every combatant.
+  if (COMBATANT_FIELD.test(name) && shape.type === "string" || /target/.test(name) && shape.type !== "array") {
+    const ids = action.targets ?? combatants.map((c) => c.id);
+    const names = new Map(combatants.map((c) => [c.id, c.name]));
+    input = h("select", { id, name }, ids.map((t) => h("option", { value: t }, names.get(t) ?? t)));
+  } else if (choices) {
+    input = h("select", { id, name }, choices.map((c) => h("option", { value: c }, c)));
+  } else if (shape.type === "integer" || shape.type === "number") {
+    input = h("input", {
+      id, name, type: "number", step: shape.type === "integer" ? 1 : "any",
+      min: shape.minimum as number | undefined, max: shape.maximum as number | undefined,
+      value: (shape.default as number | undefined) ?? (shape.minimum as number | undefined) ?? 0,
+    });
+  } else if (shape.type === "boolean") {
+    input = h("input", { id, name, type: "checkbox", checked: shape.default === true });
+  } else if (shape.type === "string") {
+    input = h("input", { id, name, type: "text", value: (shape.default as string | undefined) ?? "" });
+  } else {
+    // An object, an array, a cell ($ref): JSON, as the command's schema has it.
+    input = h("textarea", { id, name, rows: 2, "data-json": true, placeholder: "JSON" });
+  }
+  return h("label", { for: id }, label(name, property), " ", input);
+}
+
+function valueOf(input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement): unknown {
+  if (input instanceof HTMLInputElement && input.type === "checkbox") return input.checked;
+  if (input instanceof HTMLInputElement && input.type === "number") return Number(input.value);
+  if (input.hasAttribute("data-json")) return input.value.trim() === "" ? undefined : JSON.parse(input.value);
+  return input.value === "" ? undefined : input.value;
+}
+
+/** One action: a button, or a form with its fields and a button. `send` gets the command. */
+export function actionControl(
+  action: ActionOption,
+  combatants: Named[],
+  send: (command: CommandBody) => void,
+): HTMLElement {
+  const { known, ask } = plan(action);
+  const button = h("button", { type: "submit", "data-action": action.type }, action.label);
+  const cost = action.cost
+    ? h("span", { class: "cost" }, Object.entries(action.cost).map(([k, v]) => `${v} ${k}`).join(", "))
+    : null;
+  const form = h("form", { class: "action" }, button, cost, ask.map(([n, p]) => field(n, p, action, combatants)));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const command: CommandBody = { ...known, type: action.type };
+    try {
+      for (const element of Array.from(form.elements)) {
+        if (!(element instanceof HTMLInputElement || element instanceof HTMLSelectElement ||
+              element instanceof HTMLTextAreaElement) || !element.name) continue;
+        const value = valueOf(element);
+        if (value !== undefined) command[element.name] = value;
+      }
+    } catch {
+      form.append(h("p", { class: "refusal", role: "alert" }, "That field is not JSON."));
+      return;
+    }
+    send(command);
+  });
+  return form;
+}

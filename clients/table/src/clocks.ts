@@ -1,0 +1,37 @@
+/** Running clocks counting down in the page. Fray sends a running clock's `deadline` (and a
+ * paused one's `remaining_ms`); the page takes what is left when the answer came, by the
+ * viewer's wall clock, and counts down from then by the browser's monotonic clock. */
+
+export interface Countdown {
+  element: HTMLElement;
+  remainingMs: number;
+  receivedAt: number;
+}
+
+let running: Countdown[] = [];
+let timer: number | undefined;
+
+export function formatMs(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  return `${m}:${String(s).padStart(2, "0")}`;
+}
+
+function tick(): void {
+  const now = performance.now();
+  for (const c of running) {
+    c.element.textContent = formatMs(c.remainingMs - (now - c.receivedAt));
+  }
+}
+
+/** Count these down from now on (the ones counted before are dropped). */
+export function countDown(countdowns: Countdown[]): void {
+  running = countdowns;
+  tick();
+  if (running.length > 0 && timer === undefined) timer = window.setInterval(tick, 250);
+  if (running.length === 0 && timer !== undefined) {
+    window.clearInterval(timer);
+    timer = undefined;
+  }
+}
