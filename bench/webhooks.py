@@ -227,11 +227,18 @@ async def _latency(
         names = [f"lat-{pace:g}-{n:04d}" for n in range(settings.encounters)]
         streams = [await appender.create(name) for name in names]
 
+        loop = asyncio.get_running_loop()
+        begin = loop.time()
+
         async def play(index: int, stream: str) -> None:
-            await asyncio.sleep(index * pace / len(streams))  # spread the starts
+            # Each note at its own time on one clock (the starts spread over a pace), so the
+            # offered load stays the steady rate it is said to be. Sleeping `pace` after
+            # each append instead let the encounters drift into step: a burst of ~95
+            # events at once every second, which one worker takes ~0.7 s to clear.
+            first = begin + index * pace / len(streams)
             for n in range(settings.events):
+                await asyncio.sleep(max(0.0, first + n * pace - loop.time()))
                 await appender.note(stream, n)
-                await asyncio.sleep(pace)
 
         await asyncio.gather(*(play(i, s) for i, s in enumerate(streams)))
         await _until(receiver, path, settings.encounters * settings.events)
