@@ -6,8 +6,9 @@ the append to the receipt <= 1 s with one `fray worker`.
 What runs: the suite's own redis-server (events and jobs on one server); one `fray
 worker` process, as deployed, with FRAY_WEBHOOK_ALLOW_PRIVATE=true; the receiver of the
 tests (tests/e2e/receiver.py: Starlette behind uvicorn, answering 200) in a process of its
-own, on a loopback port; the appends through the engine with the API's webhook hook and dispatcher
-(each delivery recorded in the append and scheduled as an RQ job, as `fray serve` does).
+own, on a loopback port; the appends through the engine with the API's webhook hook and
+dispatcher (each delivery recorded in the append and scheduled as an RQ job, as `fray
+serve` does).
 
 1. Latency: the encounters append their 20 notes at a steady pace (each encounter one
    note a second, all of them at once: 100 events a second; then one every half second,
