@@ -9,9 +9,11 @@ file is a new URL, and an old URL is a 404."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 from string import Template
 
 from starlette.exceptions import HTTPException
@@ -63,22 +65,32 @@ class Asset:
         return f"{prefix}/{self.digest}/{self.name}"
 
 
+def read_assets(static: Traversable, paths: Mapping[str, str]) -> dict[str, Asset]:
+    """The assets under `static` by the page's names for them (`paths`: name -> file)."""
+    found: dict[str, Asset] = {}
+    for key, path in paths.items():
+        name = path.rpartition("/")[2]
+        media_type = MEDIA_TYPES[name[name.rindex(".") :]]
+        found[key] = Asset(name, (static / path).read_bytes(), media_type)
+    return found
+
+
+def render_page(static: Traversable, found: Mapping[str, Asset], prefix: str) -> str:
+    """`static`'s page.html, each asset's name replaced by its URL under `prefix`."""
+    template = Template((static / "page.html").read_text(encoding="utf-8"))
+    return template.substitute({key: asset.url(prefix) for key, asset in found.items()})
+
+
 @cache
 def assets() -> dict[str, Asset]:
     """The assets by the page's names for them, read once."""
-    found: dict[str, Asset] = {}
-    for key, path in FILES.items():
-        name = path.rpartition("/")[2]
-        media_type = MEDIA_TYPES[name[name.rindex(".") :]]
-        found[key] = Asset(name, (STATIC / path).read_bytes(), media_type)
-    return found
+    return read_assets(STATIC, FILES)
 
 
 @cache
 def page(prefix: str) -> str:
     """The HTML page, its assets under `prefix`."""
-    template = Template((STATIC / "page.html").read_text(encoding="utf-8"))
-    return template.substitute({key: asset.url(prefix) for key, asset in assets().items()})
+    return render_page(STATIC, assets(), prefix)
 
 
 def page_response(prefix: str) -> HTMLResponse:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
-from string import Template
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from service.api.graphiql import CSP, IMMUTABLE, MEDIA_TYPES, Asset
+from service.api.graphiql import CSP, IMMUTABLE, Asset, read_assets, render_page
 
 STATIC = files("service.api") / "static" / "table"
 PREFIX = "/table/assets"
@@ -29,18 +28,12 @@ FILES = {"table_js": "assets/table.js", "table_css": "assets/table.css"}
 
 @cache
 def assets() -> dict[str, Asset]:
-    found: dict[str, Asset] = {}
-    for key, path in FILES.items():
-        name = path.rpartition("/")[2]
-        media_type = MEDIA_TYPES[name[name.rindex(".") :]]
-        found[key] = Asset(name, (STATIC / path).read_bytes(), media_type)
-    return found
+    return read_assets(STATIC, FILES)
 
 
 @cache
 def page() -> str:
-    template = Template((STATIC / "page.html").read_text(encoding="utf-8"))
-    return template.substitute({key: asset.url(PREFIX) for key, asset in assets().items()})
+    return render_page(STATIC, assets(), PREFIX)
 
 
 async def table_page(request: Request) -> HTMLResponse:

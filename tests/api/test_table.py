@@ -7,9 +7,7 @@ tests/e2e/test_table_browser.py plays a fight through it in a real browser."""
 
 from __future__ import annotations
 
-import fcntl
 import gzip
-import hashlib
 import os
 import subprocess
 from html.parser import HTMLParser
@@ -18,11 +16,10 @@ from pathlib import Path
 import pytest
 
 from tests.api.conftest import Api
+from tests.node import npm_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "clients" / "table"
-LOCK = PACKAGE / "package-lock.json"
-INSTALLED = PACKAGE / "node_modules" / ".installed-lock"
 BUILT = ROOT / "service" / "api" / "static" / "table" / "assets"
 HTML = {"Accept": "text/html"}
 CONTENT_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
@@ -133,15 +130,7 @@ def npm(*argv: str, timeout: float = 300, **env: str) -> subprocess.CompletedPro
 @pytest.fixture(scope="module")
 def node_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """clients/table's packages, from its lock file, once for every xdist worker."""
-    shared = tmp_path_factory.getbasetemp().parent
-    with (shared / "npm-ci-clients-table.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        wanted = hashlib.sha256(LOCK.read_bytes()).hexdigest()
-        if not INSTALLED.exists() or INSTALLED.read_text() != wanted:
-            done = npm("ci", "--no-audit", "--no-fund")
-            assert done.returncode == 0, done.stdout + done.stderr
-            INSTALLED.write_text(wanted)
-    return PACKAGE
+    return npm_ci(PACKAGE, tmp_path_factory)
 
 
 def test_the_committed_assets_are_what_the_sources_build(node_packages: Path, tmp_path: Path):

@@ -11,8 +11,6 @@ xdist worker (tests/api/test_generated_clients.py does the same for tools/typege
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -21,14 +19,12 @@ import pytest
 
 from tests.api.conftest import KEY
 from tests.api.process import FRAY, fray_serve_process
+from tests.node import npm_ci
 from tests.workers.conftest import fray_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "clients" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"
-LOCK = PACKAGE / "package-lock.json"
-# What `npm ci` installed from: a node_modules of another lock file is installed again.
-INSTALLED = PACKAGE / "node_modules" / ".installed-lock"
 
 
 def run(*argv: str | Path, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
@@ -41,15 +37,7 @@ def run(*argv: str | Path, timeout: float = 120, **env: str) -> subprocess.Compl
 @pytest.fixture(scope="module")
 def node_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """clients/typescript's packages, from its lock file, once for every xdist worker."""
-    shared = tmp_path_factory.getbasetemp().parent
-    with (shared / "npm-ci-clients-typescript.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        wanted = hashlib.sha256(LOCK.read_bytes()).hexdigest()
-        if not INSTALLED.exists() or INSTALLED.read_text() != wanted:
-            done = run("npm", "ci", "--no-audit", "--no-fund", timeout=300)
-            assert done.returncode == 0, done.stdout + done.stderr
-            INSTALLED.write_text(wanted)
-    return PACKAGE
+    return npm_ci(PACKAGE, tmp_path_factory)
 
 
 def test_the_generated_types_are_those_of_the_openapi_document(
