@@ -1,5 +1,5 @@
-"""The real browser of the browser tests (test_browser.py, test_graphiql_browser.py):
-Debian's chromium, driven by Playwright."""
+"""The real browser of the browser tests (test_browser.py, test_graphiql_browser.py,
+test_table_*.py): Debian's chromium, driven by Playwright."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package: .ci/run installs it
 WAIT_MS = 20_000  # a hang guard: each wait ends as soon as the page has what it waits for
@@ -25,3 +25,16 @@ def browser_page() -> Iterator[Page]:
             yield page
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One chromium for a module's tests; each page gets its own context (table_pages.opened)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no {CHROMIUM}: `apt-get install -y chromium` (.ci/run does)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -9,82 +9,19 @@ and for what the blow left (issue 24)."""
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from tests.api.conftest import KEY
-from tests.e2e.conftest import CHROMIUM, WAIT_MS
 from tests.e2e.helpers import bearer, fray_serving
+from tests.e2e.table_pages import Gm, opened, screenshots
 from tests.workers.conftest import fray_worker
 
 HP = 7331  # the brute's: in no other number of the fight
 MAUL = {"name": "maul", "damage": "1d6+4315"}  # a blow of 4316..4321 leaves 3010..3015
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-def opened(browser: Browser, url: str, errors: list[str], width: int = 1280) -> Page:
-    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    # Console errors but the failed loads a refusal logs (the test sends one on purpose).
-    page.on(
-        "console",
-        lambda m: (
-            errors.append(m.text)
-            if m.type == "error" and not m.text.startswith("Failed to load resource")
-            else None
-        ),
-    )
-    page.goto(url)
-    return page
-
-
-class Gm:
-    def __init__(self, client: httpx.Client, encounter_id: str, token: str) -> None:
-        self.client, self.encounter_id, self.token = client, encounter_id, token
-
-    def send(self, command: dict[str, Any]) -> dict[str, Any]:
-        answer = self.client.post(
-            f"/v1/encounters/{self.encounter_id}/commands",
-            json={"command": command}, headers=bearer(self.token),
-        )  # fmt: skip
-        assert answer.status_code == 201, answer.text
-        body: dict[str, Any] = answer.json()
-        return body
-
-    def state(self) -> dict[str, Any]:
-        got = self.client.get(f"/v1/encounters/{self.encounter_id}", headers=bearer(self.token))
-        assert got.status_code == 200, got.text
-        body: dict[str, Any] = got.json()
-        return body
-
-
-def screenshots(name: str, pages: dict[str, Page]) -> None:
-    """`make table-screenshots` sets FRAY_TABLE_SCREENSHOTS to docs/table/: each page's
-    screenshot goes there (the README links them), so they are made by the test, not by
-    hand. Unset, nothing is written."""
-    folder = os.environ.get("FRAY_TABLE_SCREENSHOTS")
-    if not folder:
-        return
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    for role, page in pages.items():
-        page.screenshot(path=str(Path(folder) / f"{name}-{role}.png"), full_page=True)
 
 
 def set_up(client: httpx.Client, encounter_id: str, **options: Any) -> tuple[Gm, str]:
