@@ -41,7 +41,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import orjson
@@ -248,9 +248,14 @@ class Measured:
     requests: int = 0
 
 
-def run_wrk(
-    server: Server, script: str, clients: int, seconds: float, rds: redis.Redis
-) -> Measured:
+class CpuInfo(Protocol):
+    """Whatever answers INFO cpu: a Redis client, or a stand-in where no one Redis is
+    measured (bench/cluster.py)."""
+
+    def info(self, section: str) -> Any: ...
+
+
+def run_wrk(server: Server, script: str, clients: int, seconds: float, rds: CpuInfo) -> Measured:
     length = f"-d{max(1, round(seconds))}s"  # wrk takes whole seconds
     threads = min(clients, WRK_THREADS)
     argv = ["wrk", f"-t{threads}", f"-c{clients}", length, "--timeout", "10s"]
@@ -285,7 +290,7 @@ def run_wrk(
     )
 
 
-def _redis_cpu(rds: redis.Redis) -> float:
+def _redis_cpu(rds: CpuInfo) -> float:
     info: dict[str, Any] = rds.info("cpu")
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 

@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis
 import redis.asyncio
@@ -168,7 +168,13 @@ def _wait(settings: Settings, cluster_url: str) -> list[Row]:
     async def measure() -> dict[tuple[int, int], list[tuple[float, float]]]:
         client = cluster_client(cluster_url)
         path = ClusterMultiplexed(client, cluster_url)
-        stores = {wait: EventStore(client, multiplexed=path, wait_replicas=wait) for wait in (0, 1)}
+        # The store types a cluster client as Redis, as `fray serve` does (redis_client).
+        stores = {
+            wait: EventStore(
+                cast(redis.asyncio.Redis, client), multiplexed=path, wait_replicas=wait
+            )
+            for wait in (0, 1)
+        }
         found: dict[tuple[int, int], list[tuple[float, float]]] = {}
         try:
             for rep in range(settings.reps):

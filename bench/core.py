@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio
+from redis.typing import EncodableT, FieldT
 
 from bench import workload
 from bench.report import Row, median, ms, progress, rate, timed, verdict
@@ -145,7 +146,7 @@ async def _drive(
 
 
 def _raw_xadd(client: redis.asyncio.Redis, key: str, sample: Envelope) -> Worker:
-    fields: dict[bytes, bytes | str] = {b"e": sample.body(), b"h": sample.hash}
+    fields: dict[FieldT, EncodableT] = {b"e": sample.body(), b"h": sample.hash}
 
     async def worker(end: float, tally: Tally) -> None:
         while time.perf_counter() < end:
@@ -352,10 +353,18 @@ class CountingStore(EventStore):
         events: Sequence[StoredEvent],
         deadlines: Sequence[Deadline] = (),
         cancel: Sequence[str] = (),
+        status: str | None = None,
     ) -> AppendResult:
         try:
             return await super().append(
-                encounter_id, expected_version, command_id, fingerprint, events, deadlines, cancel
+                encounter_id,
+                expected_version,
+                command_id,
+                fingerprint,
+                events,
+                deadlines,
+                cancel,
+                status,
             )
         except VersionConflict:
             self.tally.conflicts += 1

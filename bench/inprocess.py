@@ -19,7 +19,7 @@ import pstats
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import orjson
@@ -75,7 +75,7 @@ def _asgi(
             await asyncio.sleep(3600)
             return {"type": "http.disconnect"}
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             nonlocal status, answer
             if message["type"] == "http.response.start":
                 status = message["status"]

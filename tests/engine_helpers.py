@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from functools import partial
 from importlib.resources.abc import Traversable
@@ -38,7 +38,10 @@ COMBATANTS = [
 
 
 def run(
-    scenario: Callable[[Engine], Awaitable[T]], *, snapshot_every: int = 100, **engine: Any
+    scenario: Callable[[Engine], Coroutine[Any, Any, T]],
+    *,
+    snapshot_every: int = 100,
+    **engine: Any,
 ) -> T:
     """Run a scenario on an engine over a fresh in-memory store."""
     return asyncio.run(scenario(Engine(MemoryStore(snapshot_every=snapshot_every), **engine)))
