@@ -65,6 +65,15 @@ async def list_events(request: Request) -> Response:
     return JSONResponse({"events": page.events, "next_after": page.last, "has_more": page.has_more})
 
 
+async def list_narration(request: Request) -> Response:
+    """The page `list_events` answers, each event as the ruleset's sentence."""
+    principal = await viewer(request)
+    after = query_int(request, "after", 0, 0, None)
+    limit = query_int(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    page = await encounters_of(request).narration(principal, after, limit)
+    return JSONResponse({"lines": page.lines, "next_after": page.last, "has_more": page.has_more})
+
+
 async def _ticket_holder(request: Request, ticket: str) -> Principal:
     """Whom a stream ticket stands for (`Tickets.redeem`): it is spent."""
     if "authorization" in request.headers:

@@ -25,6 +25,8 @@ from service.api.replies import (
     Health,
     Keys,
     LegalActions,
+    NarrationLine,
+    NarrationPage,
     Readiness,
     Receipt,
     Rulesets,
@@ -183,6 +185,7 @@ def _encounter_links() -> dict[str, Any]:
         "SubmitCommand": "submitCommand",
         "PreviewCommand": "previewCommand",
         "ListEvents": "listEvents",
+        "ListNarration": "listNarration",
         "LegalActions": "listLegalActions",
         "MintToken": "mintToken",
         "MintStreamTicket": "mintStreamTicket",
@@ -519,6 +522,38 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
     ),
     Operation(
+        "get",
+        f"{ENCOUNTER_ID}/narration",
+        "listNarration",
+        "The event log as sentences, a page at a time by version: each event you may see, "
+        "told as its ruleset tells it.",
+        "events",
+        (
+            Reply(200, "A page of sentences.", NarrationPage),
+            Reply(400, "A bad `after` or `limit`.", Error, codes=("request/invalid",)),
+            _unauthorized(),
+            _forbidden(FORBIDDEN_ENCOUNTER),
+            _not_found(),
+            _ruleset_unavailable(),
+        ),
+        description="The same page as `listEvents` with the same `after` and `limit` (the "
+        "same events left out, the same cursor), each event told from the copy you are sent: "
+        "a player who may not see an enemy's health reads that the blow hit, not for how "
+        "much. The events themselves are the hash chain's links and carry no sentence.",
+        params=(
+            ENCOUNTER_PARAM,
+            Param(
+                "after", "query", {"type": "integer", "minimum": 0}, "Events after this version."
+            ),
+            Param(
+                "limit",
+                "query",
+                {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+                "At most this many events (default 100).",
+            ),
+        ),
+    ),
+    Operation(
         "post",
         f"{ENCOUNTER_ID}/stream-tickets",
         "mintStreamTicket",
@@ -704,6 +739,8 @@ RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     Seed,
     Event,
     EventPage,
+    NarrationLine,
+    NarrationPage,
     CommandAccepted,
     CommandPreview,
     SubmittedOrPreviewed,

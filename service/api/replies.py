@@ -148,6 +148,28 @@ class EventPage(BaseModel):
     has_more: bool
 
 
+class NarrationLine(BaseModel):
+    """One event told as a sentence, as the viewer may see it: no sentence names what the
+    viewer may not see (an enemy's health, a hidden note)."""
+
+    version: int = Field(description="The event's version.")
+    type: str = Field(description="The event's type, e.g. `attack-rolled`.")
+    at: str = Field(description="When it was recorded: the event's `at`.")
+    text: str = Field(
+        description="The ruleset's sentence, with combatants named as the encounter names "
+        "them now (a combatant removed since is named by its id)."
+    )
+
+
+class NarrationPage(BaseModel):
+    lines: list[NarrationLine] = Field(
+        description="One per event you may see, in version order (the page `listEvents` "
+        "answers with the same `after` and `limit`)."
+    )
+    next_after: int = Field(description="Send as `after` for the next page.")
+    has_more: bool
+
+
 class Receipt(BaseModel):
     """A signed statement that the encounter's stream held the event with `hash` at
     `version`: keep the last one, and any later rewrite of the history before it shows."""

@@ -37,6 +37,7 @@ routes: list[BaseRoute] = [
     by_method(ENCOUNTER, GET=encounters.get_encounter, DELETE=encounters.archive_encounter),
     Route(f"{ENCOUNTER}/commands/preview", preview.post_preview, methods=["POST"]),
     Route(f"{ENCOUNTER}/events", events.list_events, methods=["GET"]),
+    Route(f"{ENCOUNTER}/narration", events.list_narration, methods=["GET"]),
     Route(f"{ENCOUNTER}/stream-tickets", events.mint_stream_ticket, methods=["POST"]),
     Route(f"{ENCOUNTER}/legal-actions", encounters.legal_actions, methods=["GET"]),
     Route(f"{ENCOUNTER}/tokens", encounters.mint_token, methods=["POST"]),

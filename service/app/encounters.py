@@ -23,6 +23,7 @@ from service.app import following
 from service.app.auth import Auth, Principal, bearer, system_principal, tenant_actor
 from service.app.exports import header_line
 from service.app.metrics import Metrics
+from service.app.narration import NarrationPage, narrated
 from service.app.ratelimit import RateLimiter
 from service.app.receipts import Signer
 from service.app.views import may_see_seed, redacted_envelopes, sees_raw_events
@@ -286,6 +287,18 @@ class Encounters:
     ) -> EventPage:
         """Up to `limit` events after version `after` (to `up_to`, else the head), as the
         viewer may see them: the ones it is not told of are left out of `events`."""
+        return (await self._page(principal, after, limit, up_to))[1]
+
+    async def narration(
+        self, principal: Principal, after: int, limit: int, up_to: int | None = None
+    ) -> NarrationPage:
+        """The page `events` answers, each event told as a sentence (`service.app.narration`)."""
+        loaded, page = await self._page(principal, after, limit, up_to)
+        return NarrationPage(narrated(loaded, page.events), page.last, page.head)
+
+    async def _page(
+        self, principal: Principal, after: int, limit: int, up_to: int | None
+    ) -> tuple[Loaded, EventPage]:
         stream = principal.stream_of()
         loaded = await self.engine.load(stream)
         head = loaded.version if up_to is None else min(up_to, loaded.version)
@@ -293,7 +306,7 @@ class Encounters:
         envelopes = [Envelope.from_body(s.body) for s in stored]
         seen = redacted_envelopes(loaded, envelopes, principal.actor)
         last = stored[-1].version if stored else max(after, 0)
-        return EventPage(seen, last, head)
+        return loaded, EventPage(seen, last, head)
 
     async def export(self, principal: Principal) -> AsyncIterator[bytes]:
         """The whole stream as JSONL after a header line that anchors its head (docs/audit.md),

@@ -1,6 +1,7 @@
 """An outsider's reading of an encounter: every document a credential can fetch, over every
-channel (REST, as_of, export, SSE, GraphQL queries and subscriptions, legal actions) and the
-narration of what it was sent, as text to search. For the hidden-health tests."""
+channel (REST, as_of, export, SSE, GraphQL queries and subscriptions, legal actions, the
+served narration) and the narration of what it was sent, as text to search. For the
+hidden-health tests."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ ENCOUNTER = f"""query($id: String!, $asOf: Int) {{
     version state summary {{ {SUMMARY_FIELDS} }}
     legalActions {{ type label actor cost targets params }}
     events(first: 1000) {{ edges {{ node {{ {EVENT_FIELDS} }} }} }}
+    narration(first: 1000) {{ nodes {{ version type text }} }}
   }}
 }}"""
 EVENTS = f"""subscription($id: String!) {{
@@ -68,6 +70,7 @@ async def documents(
             [await _graphql(client, headers, id=encounter_id, asOf=v) for v in versions]
         ),
         "narration": _narration(ruleset, view["state"], events),
+        "REST narration": await rest(f"{path}/narration", after=0, limit=1000),
     }
     base = str(client.base_url).rstrip("/")
     frames = await sse_events(client, f"{base}{path}/events?follow=true", headers, len(events))

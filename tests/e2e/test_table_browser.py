@@ -74,7 +74,7 @@ def test_the_player_watches_a_turn_clock_run_out_and_the_turn_pass(
             clock = player.locator("#clocks li")
             expect(clock).to_contain_text(f"{first[0].title()}'s turn (running) 0:0")
             # The worker fires the clock: its expiry is logged and the turn moves on.
-            expect(player.locator("#log")).to_contain_text("clock expired")
+            expect(player.locator("#log")).to_contain_text("Time ran out on the clock")
             expect(player.locator("#turn")).to_contain_text(f"acting: {second.title()}")
             expect(clock).to_contain_text(f"{second.title()}'s turn (paused)")
         finally:

@@ -10,7 +10,7 @@ import { Fray, FrayError, type EncounterClient, type components } from "@fray/cl
 import { actionControl, type CommandBody } from "./actions.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
-import { narrate } from "./narrate.js";
+import { EventLog } from "./narrate.js";
 import "./table.css";
 
 type Summary = components["schemas"]["EncounterSummary"];
@@ -71,8 +71,11 @@ class Table {
   private refreshing: Promise<void> | null = null;
   private again = false;
   private readonly names = new Map<string, string>();
+  private readonly eventLog: EventLog;
 
-  constructor(private readonly encounter: EncounterClient) {}
+  constructor(private readonly encounter: EncounterClient) {
+    this.eventLog = new EventLog($("log"), encounter, this.names);
+  }
 
   async start(): Promise<void> {
     await this.refresh();
@@ -112,9 +115,7 @@ class Table {
   }
 
   private log(event: Event): void {
-    const line = h("li", { "data-version": event.version },
-      h("span", { class: "version" }, `#${event.version}`), " ", narrate(event, this.names));
-    $("log").prepend(line);
+    this.eventLog.add(event);
   }
 
   private status(what: unknown): void {

@@ -22,6 +22,8 @@ export type EncounterCreated = Schemas["EncounterCreated"];
 export type Encounter = Schemas["Encounter"];
 export type EncounterList = Schemas["EncounterList"];
 export type EventPage = Schemas["EventPage"];
+export type NarrationLine = Schemas["NarrationLine"];
+export type NarrationPage = Schemas["NarrationPage"];
 export type LegalActions = Schemas["LegalActions"];
 export type MintToken = Schemas["MintToken"];
 export type TokenMinted = Schemas["TokenMinted"];
@@ -162,6 +164,25 @@ export class EncounterClient {
     for (;;) {
       const page = await this.events(cursor, pageSize);
       yield* page.events;
+      if (!page.has_more) return;
+      cursor = page.next_after;
+    }
+  }
+
+  /** One page of the event log as sentences after `after` (a version): the page `events`
+   * answers, each event told as its ruleset tells it, from the copy this credential is sent. */
+  async narration(after = 0, limit = 100): Promise<NarrationPage> {
+    return ok(await this.fray.api.GET("/v1/encounters/{encounter_id}/narration", {
+      params: { path: { encounter_id: this.id }, query: { after, limit } },
+    }));
+  }
+
+  /** Every line of the narration after `after`, page by page. */
+  async *allNarration(after = 0, pageSize = 100): AsyncGenerator<NarrationLine> {
+    let cursor = after;
+    for (;;) {
+      const page = await this.narration(cursor, pageSize);
+      yield* page.lines;
       if (!page.has_more) return;
       cursor = page.next_after;
     }

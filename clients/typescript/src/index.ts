@@ -6,7 +6,8 @@
 export { Fray, EncounterClient, newCommandId } from "./client.js";
 export type {
   Command, CommandAccepted, CreateEncounter, Encounter, EncounterCreated, EncounterList, Event,
-  EventPage, FrayOptions, LegalActions, ListEncountersQuery, MintToken, SendOptions, TokenMinted,
+  EventPage, FrayOptions, LegalActions, ListEncountersQuery, MintToken, NarrationLine, NarrationPage,
+  SendOptions, TokenMinted,
 } from "./client.js";
 export { ConflictError, FrayError, NetworkError } from "./errors.js";
 export type { ErrorBody } from "./errors.js";

@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 from service.api.errors import status_of
 from service.api.graphql import fields
 from service.api.graphql.context import Info, graphql_error
+from service.api.graphql.narration import NarrationEdge, NarrationLine
 from service.api.graphql.views import (
     action_outputs,
     blocked_outputs,
@@ -133,6 +134,18 @@ class EventConnection:
         return [edge.node for edge in self.edges]
 
 
+@strawberry.type(
+    description="Sentences in version order, paged as `Encounter.events` (the same cursors)."
+)
+class NarrationConnection:
+    edges: list[NarrationEdge]
+    page_info: PageInfo
+
+    @fields.field("The lines of `edges`, without cursors.")
+    def nodes(self) -> list[NarrationLine]:
+        return [edge.node for edge in self.edges]
+
+
 @strawberry.type(description="An encounter as the viewer may see it.")
 class Encounter:
     id: str
@@ -175,9 +188,7 @@ class Encounter:
         self, info: Info, after: str | None = None, first: int = 100
     ) -> EventConnection:
         try:
-            start = _cursor(after)
-            if not 1 <= first <= MAX_PAGE:
-                raise FrayError(f"first must be 1 to {MAX_PAGE}", code="request/invalid")
+            start = _start(after, first)
             page = await info.context.encounters.events(
                 self._principal, start, first, up_to=self.version
             )
@@ -187,6 +198,36 @@ class Encounter:
         end = str(page.last) if page.last > start else after
         info_ = PageInfo(has_next_page=page.has_more, end_cursor=end)
         return EventConnection(edges=edges, page_info=info_)
+
+    @fields.field(
+        "The events of `events` (the same `after` and `first`) told as their ruleset tells "
+        "them, from the copies you are sent: REST's `listNarration`."
+    )
+    async def narration(
+        self, info: Info, after: str | None = None, first: int = 100
+    ) -> NarrationConnection:
+        try:
+            start = _start(after, first)
+            page = await info.context.encounters.narration(
+                self._principal, start, first, up_to=self.version
+            )
+        except FrayError as error:
+            raise graphql_error(error) from error
+        edges = [
+            NarrationEdge(cursor=str(line["version"]), node=NarrationLine.of(line))
+            for line in page.lines
+        ]
+        end = str(page.last) if page.last > start else after
+        info_ = PageInfo(has_next_page=page.has_more, end_cursor=end)
+        return NarrationConnection(edges=edges, page_info=info_)
+
+
+def _start(after: str | None, first: int) -> int:
+    """The version a page starts after, once `first` is known to be a page size."""
+    start = _cursor(after)
+    if not 1 <= first <= MAX_PAGE:
+        raise FrayError(f"first must be 1 to {MAX_PAGE}", code="request/invalid")
+    return start
 
 
 def _cursor(after: str | None) -> int:

@@ -941,6 +941,8 @@ export interface Encounter {
   blocked: Array<Blocked>;
   /** Events after the cursor `after` (a version, as a string, as REST's `after`), at most `first` (≤ 1000). */
   events: EventConnection;
+  /** The events of `events` (the same `after` and `first`) told as their ruleset tells them, from the copies you are sent: REST's `listNarration`. */
+  narration: NarrationConnection;
 }
 
 /** The audit of an ended encounter's stream, as `fray audit` reaches it (run by a worker after the end): `pending` until then. */
@@ -1661,6 +1663,32 @@ export interface Mutation {
   deleteWebhook: boolean;
   /** Send a logged delivery's event again as a new delivery, as POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver. */
   redeliverWebhookDelivery: WebhookRedelivery;
+}
+
+/** Sentences in version order, paged as `Encounter.events` (the same cursors). */
+export interface NarrationConnection {
+  edges: Array<NarrationEdge>;
+  pageInfo: PageInfo;
+  /** The lines of `edges`, without cursors. */
+  nodes: Array<NarrationLine>;
+}
+
+export interface NarrationEdge {
+  /** The event's version, as a string; pass it as `after` to resume. */
+  cursor: string;
+  node: NarrationLine;
+}
+
+/** One event told as a sentence, as you may see it: no sentence names what you may not see (an enemy's health, a hidden note). */
+export interface NarrationLine {
+  /** The event's version. */
+  version: number;
+  /** The event's type, e.g. `attack-rolled`. */
+  type: string;
+  /** When it was recorded: the event's `at`. */
+  at: string;
+  /** The ruleset's sentence, with combatants named as the encounter names them now (a combatant removed since is named by its id). */
+  text: string;
 }
 
 /** A table die a command still needs. */

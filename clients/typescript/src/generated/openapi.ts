@@ -155,6 +155,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/encounters/{encounter_id}/narration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event log as sentences, a page at a time by version: each event you may see, told as its ruleset tells it.
+         * @description The same page as `listEvents` with the same `after` and `limit` (the same events left out, the same cursor), each event told from the copy you are sent: a player who may not see an enemy's health reads that the blow hit, not for how much. The events themselves are the hash chain's links and carry no sentence.
+         */
+        get: operations["listNarration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/encounters/{encounter_id}/stream-tickets": {
         parameters: {
             query?: never;
@@ -997,6 +1017,48 @@ export interface components {
              * @default 3600
              */
             ttl_seconds?: number;
+        };
+        /**
+         * NarrationLine
+         * @description One event told as a sentence, as the viewer may see it: no sentence names what the
+         *     viewer may not see (an enemy's health, a hidden note).
+         */
+        NarrationLine: {
+            /**
+             * Version
+             * @description The event's version.
+             */
+            version: number;
+            /**
+             * Type
+             * @description The event's type, e.g. `attack-rolled`.
+             */
+            type: string;
+            /**
+             * At
+             * @description When it was recorded: the event's `at`.
+             */
+            at: string;
+            /**
+             * Text
+             * @description The ruleset's sentence, with combatants named as the encounter names them now (a combatant removed since is named by its id).
+             */
+            text: string;
+        };
+        /** NarrationPage */
+        NarrationPage: {
+            /**
+             * Lines
+             * @description One per event you may see, in version order (the page `listEvents` answers with the same `after` and `limit`).
+             */
+            lines: components["schemas"]["NarrationLine"][];
+            /**
+             * Next After
+             * @description Send as `after` for the next page.
+             */
+            next_after: number;
+            /** Has More */
+            has_more: boolean;
         };
         /** NeededDie */
         NeededDie: {
@@ -5156,6 +5218,120 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "auth/missing" | "auth/invalid-token" | "auth/expired" | "auth/invalid-ticket";
+                        };
+                    };
+                };
+            };
+            /** @description A token for another encounter, or another tenant's API key. Codes: `auth/forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "auth/forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description No such encounter (or no such path). Codes: `encounter/not-found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "encounter/not-found";
+                        };
+                    };
+                };
+            };
+            /** @description The encounter was recorded with a ruleset version this Fray does not run. Codes: `encounter/ruleset-unavailable`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "encounter/ruleset-unavailable";
+                        };
+                    };
+                };
+            };
+            /** @description Redis is not answering; try again after `Retry-After` seconds (a command retried with the same `command_id` is never applied twice). Codes: `store/unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "store/unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listNarration: {
+        parameters: {
+            query?: {
+                /** @description Events after this version. */
+                after?: number;
+                /** @description At most this many events (default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The encounter. */
+                encounter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sentences. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NarrationPage"];
+                };
+            };
+            /** @description A bad `after` or `limit`. Codes: `request/invalid`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request/invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No credential, a bad one or an expired one. Codes: `auth/missing`, `auth/invalid-token`, `auth/expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "auth/missing" | "auth/invalid-token" | "auth/expired";
                         };
                     };
                 };
