@@ -66,7 +66,9 @@ def player_of(gm: Gm, combatant_id: str) -> str:
     return token
 
 
-def pages(browser: Browser, fray: str, gm: Gm, player_token: str, errors: list[str]) -> tuple[Page, Page]:
+def pages(
+    browser: Browser, fray: str, gm: Gm, player_token: str, errors: list[str]
+) -> tuple[Page, Page]:
     table = f"{fray}/table/{gm.encounter_id}"
     return (
         opened(browser, f"{table}#token={gm.token}", errors),
@@ -103,7 +105,8 @@ def hex_fight(client: httpx.Client, encounter_id: str) -> tuple[Gm, str]:
     brute wins initiative (the GM's d100s: 90 fails the hero's, 10 makes the brute's)."""
     gm = created(client, encounter_id, "hex-tactical", dice="mixed", turn_time_limit=600)
     gm.send({"type": "set-map", "map": {"kind": "hex", "width": 8, "height": 8}})
-    for cid, name, side, cell in (("hero", "Hero", "pcs", [1, 1]), ("brute", "Brute", "foes", [2, 1])):
+    sides = (("hero", "Hero", "pcs", [1, 1]), ("brute", "Brute", "foes", [2, 1]))
+    for cid, name, side, cell in sides:
         gm.send({"type": "add-combatant", "combatant_id": cid, "name": name, "side": side,
                  "stats": {"hp": 20, "skills": {"melee": 60},
                            "weapons": [{"name": "maul", "damage": "1d6"}]},
@@ -270,9 +273,7 @@ def test_fifty_two_initiative_is_rolled_from_the_dice_prompt(
         gm_page, player = pages(browser, fray, gm, player_token, errors)
         try:
             dice = player.locator("#prompts .dice-prompt")
-            expect(dice.get_by_role("heading")).to_have_text(
-                "Roll 1d20 for Able: initiative: Able"
-            )
+            expect(dice.get_by_role("heading")).to_have_text("Roll 1d20 for Able: initiative: Able")
             expect(dice.locator(".deadline")).to_have_text(COUNTING_DOWN)
             face = dice.get_by_label("d20 #1")
             expect(face).to_have_attribute("max", "20")

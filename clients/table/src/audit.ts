@@ -49,7 +49,7 @@ export function describe(report: AuditReport, seed: Seed): { verdict: string; no
   const failed = report.checks.find((c) => c.status === "failed");
   const notes: string[] = [];
   if (failed) {
-    if ("refused" in seed && (failed.name === "chain" || failed.name === "lines")) {
+    if ("refused" in seed && ["lines", "chain", "head"].includes(failed.name)) {
       notes.push("Your role reads a redacted export (what it may not see left out or blanked), "
         + "so a break in its chain does not by itself show tampering: the GM's badge checks the stored stream.");
     }
