@@ -108,6 +108,11 @@ export class AuditBadge {
   }
 
   private async verify(): Promise<void> {
+    if (!globalThis.crypto?.subtle) {
+      this.show("cannot verify", ["the browser offers WebCrypto (SHA-256, Ed25519) only to a "
+        + "secure page: open the table over https, or from localhost"], "unknown");
+      return;
+    }
     let text: string;
     try {
       text = await this.encounter.export();

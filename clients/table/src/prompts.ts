@@ -25,12 +25,17 @@ export interface PromptHost {
   refresh: () => void;
 }
 
-const KINDS: Record<string, string> = {
-  "attack": "attacks",
-  "opportunity-attack": "gives an opening (attack of opportunity) to",
-  "morale-broken": "breaks in morale",
-  "parting-shot": "leaves, open to a parting shot from",
-  "interact": "acts on",
+// Each kind of window the rulesets open, as a sentence: `a` who set it off, `t` whom it is
+// about (empty when that is `a`).
+const KINDS: Record<string, (a: string, t: string) => string> = {
+  "attack": (a, t) => `${a} attacks ${t}`,
+  "opportunity-attack": (a) => `${a} gives an opening for attacks of opportunity`,
+  "morale-broken": (a) => `${a}'s morale breaks`,
+  "parting-shot": (a) => `${a} withdraws, open to a parting shot`,
+  "interact": (a, t) => `${a} acts on ${t || "something"}`,
+  "readied": (a) => `${a}'s readied action is set off`,
+  "reserved-move": (a, t) => `${a}'s reserved move is set off${t ? ` by ${t}` : ""}`,
+  "overwatch": (a, t) => `${a}'s overwatch is set off${t ? ` by ${t}` : ""}`,
 };
 
 /** What opened the window, in words: who did what to whom, with what. */
@@ -40,21 +45,21 @@ export function triggerText(trigger: Record<string, unknown>, names: Map<string,
   const kind = String(trigger.kind ?? "reaction");
   const actor = trigger.actor !== undefined ? name(trigger.actor) : "someone";
   const target = trigger.target !== undefined && trigger.target !== trigger.actor ? name(trigger.target) : "";
+  const sentence = KINDS[kind] ?? ((a: string, t: string) => `${a}: ${kind.replace(/-/g, " ")}${t ? ` (${t})` : ""}`);
   const weapon = trigger.weapon ?? attack.weapon;
   const damage = trigger.damage ?? attack.damage;
-  const parts = [actor, KINDS[kind] ?? kind.replace(/-/g, " "), target].filter(Boolean);
-  if (typeof weapon === "string") parts.push(`with the ${weapon}`);
-  if (typeof damage === "string" || typeof damage === "number") parts.push(`(damage ${damage})`);
-  if (typeof trigger.reason === "string") parts.push(`: ${trigger.reason}`);
-  if (typeof trigger.description === "string") parts.push(`: ${trigger.description}`);
-  return parts.join(" ").replace(" :", ":");
+  let text = sentence(actor, target);
+  if (typeof weapon === "string") text += ` with the ${weapon}`;
+  if (typeof damage === "string" || typeof damage === "number") text += ` (damage ${damage})`;
+  for (const more of [trigger.reason, trigger.description, trigger.text]) {
+    if (typeof more === "string" && more) text += `: ${more}`;
+  }
+  return text;
 }
 
-function deadlineOf(deadline: string | null | undefined, countdowns: Countdown[]): HTMLElement | null {
+function deadlineOf(deadline: string | null | undefined): HTMLElement | null {
   if (!deadline) return null;
-  const remaining = h("span", { class: "remaining" }, "");
-  countdowns.push({ element: remaining, remainingMs: Date.parse(deadline) - Date.now(), receivedAt: performance.now() });
-  return h("p", { class: "deadline" }, "answer within ", remaining);
+  return h("p", { class: "deadline" }, "answer within ", h("span", { class: "remaining", "data-deadline": deadline }));
 }
 
 async function sending(host: PromptHost, form: HTMLElement, command: Record<string, unknown>): Promise<void> {
@@ -72,16 +77,14 @@ async function sending(host: PromptHost, form: HTMLElement, command: Record<stri
   }
 }
 
-function windowPrompt(window: Window, host: PromptHost, countdowns: Countdown[]): HTMLElement {
+function windowPrompt(window: Window, answers: ActionOption[], host: PromptHost): HTMLElement {
   const name = (id: string): string => host.names.get(id) ?? id;
   const heading = `w-${window.window_id}`;
-  const answers = host.actions.filter((a) => a.type === "answer-reaction" &&
-    (a.params as { window_id?: string }).window_id === window.window_id);
   const section = h("section", {
     class: "prompt reaction", role: "dialog", "aria-labelledby": heading, "data-window": window.window_id,
   },
     h("h3", { id: heading }, `Reaction: ${triggerText(window.trigger, host.names)}`),
-    deadlineOf(window.deadline, countdowns),
+    deadlineOf(window.deadline),
     host.gm ? h("p", { class: "waiting" }, `waiting for: ${Object.keys(window.eligible).map(name).join(", ")}`) : null,
   );
   for (const answer of answers) {
@@ -114,7 +117,7 @@ export function rollFaces(sides: number, count: number): number[] {
   return faces;
 }
 
-function dicePrompt(action: ActionOption, host: PromptHost, countdowns: Countdown[]): HTMLElement {
+function dicePrompt(action: ActionOption, host: PromptHost): HTMLElement {
   const p = action.params as { request_id: string; sides: number; count: number; expression: string; purpose?: string; deadline?: string | null };
   const heading = `r-${p.request_id}`;
   const roller = action.actor ? host.names.get(action.actor) ?? action.actor : "the GM";
@@ -138,28 +141,37 @@ function dicePrompt(action: ActionOption, host: PromptHost, countdowns: Countdow
   return h("section", { class: "prompt dice-prompt", role: "dialog", "aria-labelledby": heading, "data-request": p.request_id },
     h("h3", { id: heading }, `Roll ${p.expression} for ${roller}: ${p.purpose ?? "a roll"}`),
     h("p", {}, `${p.count} d${p.sides}: type the faces rolled at the table, or let the browser roll.`),
-    deadlineOf(p.deadline, countdowns), form);
+    deadlineOf(p.deadline), form);
 }
 
 /** Draw the prompts: each open window the viewer may answer (the GM: every open window),
- * each roll asked of the viewer. A dice prompt still open keeps its typed faces. */
+ * each roll asked of the viewer. A prompt that is still open is kept as it is (its typed
+ * faces, its focus), so only a new one is announced. */
 export function renderPrompts(root: HTMLElement, host: PromptHost): void {
-  const countdowns: Countdown[] = [];
-  const windows = (host.summary.reaction_windows ?? []).filter((w) => host.gm ||
-    host.actions.some((a) => a.type === "answer-reaction" && (a.params as { window_id?: string }).window_id === w.window_id));
-  const kept = new Map(Array.from(root.querySelectorAll<HTMLElement>(".dice-prompt"), (e) => [e.dataset.request, e]));
-  const dice = host.actions.filter((a) => a.type === "submit-roll").map((a) => {
-    const id = (a.params as { request_id: string }).request_id;
-    const old = kept.get(id);
-    if (!old) return dicePrompt(a, host, countdowns);
-    const left = old.querySelector<HTMLElement>(".deadline .remaining");
-    const deadline = (a.params as { deadline?: string | null }).deadline;
-    if (left && deadline) countdowns.push({ element: left, remainingMs: Date.parse(deadline) - Date.now(), receivedAt: performance.now() });
-    return old;
-  });
-  fill(root, windows.map((w) => windowPrompt(w, host, countdowns)), dice);
-  root.hidden = windows.length + dice.length === 0;
+  const answersTo = (w: Window) => host.actions.filter((a) => a.type === "answer-reaction" &&
+    (a.params as { window_id?: string }).window_id === w.window_id);
+  const wanted: [string, () => HTMLElement][] = [];
+  for (const w of host.summary.reaction_windows ?? []) {
+    const answers = answersTo(w);
+    if (!host.gm && answers.length === 0) continue;
+    const key = JSON.stringify(["window", w.window_id, w.eligible, answers.map((a) => [a.actor, a.params])]);
+    wanted.push([key, () => windowPrompt(w, answers, host)]);
+  }
+  for (const a of host.actions.filter((x) => x.type === "submit-roll")) {
+    wanted.push([JSON.stringify(["roll", a.actor, a.params]), () => dicePrompt(a, host)]);
+  }
+  const kept = new Map(Array.from(root.children as HTMLCollectionOf<HTMLElement>, (e) => [e.dataset.key, e]));
+  fill(root, wanted.map(([key, build]) => {
+    const old = kept.get(key);
+    if (old) return old;
+    const made = build();
+    made.dataset.key = key;
+    return made;
+  }));
+  root.hidden = wanted.length === 0;
+  const now = performance.now();
+  const countdowns: Countdown[] = Array.from(root.querySelectorAll<HTMLElement>(".remaining[data-deadline]"), (element) => ({
+    element, remainingMs: Date.parse(element.dataset.deadline ?? "") - Date.now(), receivedAt: now,
+  }));
   countDown(countdowns, "prompts");
 }
-
-
