@@ -7,6 +7,8 @@ GM and a player, each in their own browser context.
   says what triggered it and counts its deadline down. The player's page never shows the
   other side's window. The GM pauses and resumes the clocks from the page; the audit badge
   verifies, and after one event is edited in Redis, a new page's badge names the version.
+  A player's badge checks the chain of the events as the player sees them: whole where
+  nothing was hidden (hex-tactical), broken where an enemy's health was (delvers-deep).
 - fifty-two has no reaction window (neither its rules nor a common command open one): its
   prompt is the dice prompt, in `dice: prompt`, where starting the fight asks each side for
   its initiative d20 (fifty-two §1.1). The player types its face (a face off the die first,
@@ -81,6 +83,12 @@ def logged(page: Page, version: int) -> None:
     expect(page.locator(f"#log li[data-version='{version}']")).to_have_count(1)
 
 
+def settled(*pages: Page) -> None:
+    """Wait until each page's audit badge has its verdict (for a screenshot that shows it)."""
+    for page in pages:
+        expect(page.locator("#audit[data-state=checking]")).to_have_count(0)
+
+
 def tamper(redis_url: str, encounter_id: str, version: int) -> None:
     """Edit one stored event's data in place, keeping its hash (service/store/keys.py: the
     stream `fray:{<id>}:events`, entry "<version>-0", field e the body). A stream cannot
@@ -142,6 +150,7 @@ def test_hex_tactical_the_player_answers_a_hit_from_the_prompt_and_the_gm_pauses
             expect(gm_page.locator("#prompts [data-window] .waiting")).to_have_text(
                 "waiting for: Hero"
             )
+            settled(gm_page, player)
             screenshots("hex-tactical-prompt", {"gm": gm_page, "player": player})
             prompt.get_by_role("button", name="pass").click()
             for page in (gm_page, player):
@@ -197,6 +206,7 @@ def test_hex_tactical_the_player_answers_a_hit_from_the_prompt_and_the_gm_pauses
             expect(again.locator("#audit .verdict")).to_have_text(
                 "not verified: chain: version 5: hash does not match its contents (edited)"
             )
+            expect(again.locator("#audit")).to_have_attribute("data-state", "failed")
         finally:
             again.goto("about:blank")
     assert errors == [], errors
@@ -211,7 +221,10 @@ def test_delvers_deep_the_player_answers_a_hit_from_the_prompt(
         fray_worker(redis_url, queue_url),
         httpx.Client(base_url=fray, timeout=30) as client,
     ):
-        gm = created(client, encounter_id, "delvers-deep", dice="mixed", first_side="gm")
+        gm = created(
+            client, encounter_id, "delvers-deep",
+            dice="mixed", first_side="gm", hide_enemy_health=True,
+        )  # fmt: skip
         for command in (
             {"combatant_id": "daerion", "name": "Daerion", "side": "delvers",
              "stats": {"kind": "pc", "health": 10, "fort": 3, "ref": 3, "will": 2,
@@ -242,12 +255,24 @@ def test_delvers_deep_the_player_answers_a_hit_from_the_prompt(
             expect(gm_page.locator("#prompts [data-window] .waiting")).to_have_text(
                 "waiting for: Daerion"
             )
+            settled(gm_page, player)
             screenshots("delvers-deep-prompt", {"gm": gm_page, "player": player})
             prompt.get_by_role("button", name="pass").click()
             for page in (gm_page, player):
                 expect(page.locator("#prompts [data-window]")).to_have_count(0)
                 expect(page.locator("#log")).to_contain_text("damage taken")
             assert gm.state()["summary"]["reaction_windows"] == []
+
+            # The troll's health is hidden from the player: its export blanks it, so the
+            # troll's combatant-added (version 3) no longer hashes as stored. The player's
+            # badge says so, and that this alone is no sign of tampering; the GM's verifies.
+            expect(player.locator("#audit .verdict")).to_have_text(
+                "not verified: chain: version 3: hash does not match its contents (edited)"
+            )
+            expect(player.locator("#audit details")).to_contain_text("redacted export")
+            expect(player.locator("#audit")).to_have_attribute("data-state", "redacted")
+            expect(gm_page.locator("#audit .verdict")).to_contain_text("verified: ")
+            expect(gm_page.locator("#audit .verdict")).not_to_contain_text("not verified")
         finally:
             for page in (gm_page, player):
                 page.goto("about:blank")
@@ -275,8 +300,15 @@ def test_fifty_two_initiative_is_rolled_from_the_dice_prompt(
             dice = player.locator("#prompts .dice-prompt")
             expect(dice.get_by_role("heading")).to_have_text("Roll 1d20 for Able: initiative: Able")
             expect(dice.locator(".deadline")).to_have_text(COUNTING_DOWN)
+            # In fifty-two nobody reads the seed before the end, the GM neither: the GM's
+            # badge checks what a player's does, and says why not the draws.
+            expect(gm_page.locator("#audit details")).to_contain_text(
+                "not checked: seed: the seed is not yours to read (a fifty-two seed orders "
+                "the face-down cards"
+            )
             face = dice.get_by_label("d20 #1")
             expect(face).to_have_attribute("max", "20")
+            settled(gm_page, player)
             screenshots("fifty-two-prompt", {"gm": gm_page, "player": player})
             # A face the die does not have: Fray refuses it, and the prompt says why.
             face.fill("25")

@@ -44,16 +44,19 @@ function passedText(report: AuditReport): string {
 }
 
 /** The verdict in words: what passed, what failed (its check and detail, which names the
- * version), what could not be checked and why. */
-export function describe(report: AuditReport, seed: Seed): { verdict: string; notes: string[] } {
+ * version), what could not be checked and why; and the badge's state: `redacted` where the
+ * failure may be the viewer's redaction rather than a forgery (drawn calmer than `failed`). */
+export function describe(report: AuditReport, seed: Seed): { verdict: string; notes: string[]; state: string } {
   const failed = report.checks.find((c) => c.status === "failed");
   const notes: string[] = [];
   if (failed) {
+    const verdict = `not verified: ${failed.name}: ${failed.detail}`;
     if ("refused" in seed && ["lines", "chain", "head"].includes(failed.name)) {
       notes.push("Your role reads a redacted export (what it may not see left out or blanked), "
         + "so a break in its chain does not by itself show tampering: the GM's badge checks the stored stream.");
+      return { verdict, notes, state: "redacted" };
     }
-    return { verdict: `not verified: ${failed.name}: ${failed.detail}`, notes };
+    return { verdict, notes, state: "failed" };
   }
   for (const check of report.checks) {
     if (check.status !== "incomplete") continue;
@@ -61,7 +64,7 @@ export function describe(report: AuditReport, seed: Seed): { verdict: string; no
     notes.push(`not checked: ${check.name}: ${why}`);
   }
   notes.push("not re-run: the rules' decisions (fray audit does that with Fray's ruleset code)");
-  return { verdict: passedText(report), notes };
+  return { verdict: passedText(report), notes, state: "verified" };
 }
 
 /** Who may read the seed gets the stored bytes (service/app/views.py: both are the GM's,
@@ -125,8 +128,8 @@ export class AuditBadge {
       seedOf(this.encounter),
     ]);
     const report = await audited(text, seed, keys);
-    const { verdict, notes } = describe(report, seed);
-    this.show(verdict, notes, report.verdict === "failed" ? "failed" : "verified");
+    const { verdict, notes, state } = describe(report, seed);
+    this.show(verdict, notes, state);
   }
 
   private show(verdict: string, notes: string[], state: string): void {
