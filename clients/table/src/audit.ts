@@ -120,7 +120,7 @@ export class AuditBadge {
     try {
       text = await this.encounter.export();
     } catch (error) {
-      this.show("cannot verify", [`the export is not yours to read: ${because(error)}`], "unknown");
+      this.show("cannot verify", [`the export could not be read: ${because(error)}`], "unknown");
       return;
     }
     const [keys, seed] = await Promise.all([
