@@ -79,6 +79,8 @@ table: $(TABLE_STAMP)
 table-screenshots: $(STAMP)
 	FRAY_TABLE_SCREENSHOTS=docs/table $(BIN)/pytest -q -p no:cacheprovider \
 		tests/e2e/test_table_browser.py -k "gm_and_a_player"
+	FRAY_TABLE_SCREENSHOTS=docs/table $(BIN)/pytest -q -p no:cacheprovider \
+		tests/e2e/test_table_prompts.py
 
 # GraphiQL's vendored assets, from npm at the versions pinned in the script (its README says
 # more): service/api/static/graphiql/vendor/.

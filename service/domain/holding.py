@@ -100,6 +100,7 @@ def held_actions(held: HeldCommand, viewer: Actor) -> list[ActionOption]:
                 "count": r.count,
                 "expression": r.expression,
                 "purpose": r.purpose,
+                "deadline": held.deadline,
             },
         )
         for r in held.open_requests()

@@ -225,7 +225,8 @@ async def test_while_held_the_legal_actions_are_the_dice_asked_of_the_viewer(
         ("submit-roll", "bramli", request["request_id"])
     ]
     assert mine[0]["params"] | {"request_id": None} == {
-        "request_id": None, "sides": 6, "count": 1, "expression": "2d6", "purpose": "axe"
+        "request_id": None, "sides": 6, "count": 1, "expression": "2d6", "purpose": "axe",
+        "deadline": request["deadline"],
     }  # fmt: skip
     assert (await api.get(path, other)).json()["actions"] == []
     gms = [a["type"] for a in (await api.get(path, gm)).json()["actions"]]

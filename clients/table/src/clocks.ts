@@ -8,7 +8,8 @@ export interface Countdown {
   receivedAt: number;
 }
 
-let running: Countdown[] = [];
+// Each part of the page (the clocks, the prompts) replaces its own countdowns.
+const groups = new Map<string, Countdown[]>();
 let timer: number | undefined;
 
 export function formatMs(ms: number): string {
@@ -20,17 +21,18 @@ export function formatMs(ms: number): string {
 
 function tick(): void {
   const now = performance.now();
-  for (const c of running) {
+  for (const c of [...groups.values()].flat()) {
     c.element.textContent = formatMs(c.remainingMs - (now - c.receivedAt));
   }
 }
 
-/** Count these down from now on (the ones counted before are dropped). */
-export function countDown(countdowns: Countdown[]): void {
-  running = countdowns;
+/** Count these down from now on (the ones `group` counted before are dropped). */
+export function countDown(countdowns: Countdown[], group = "clocks"): void {
+  groups.set(group, countdowns);
   tick();
-  if (running.length > 0 && timer === undefined) timer = window.setInterval(tick, 250);
-  if (running.length === 0 && timer !== undefined) {
+  const any = [...groups.values()].some((g) => g.length > 0);
+  if (any && timer === undefined) timer = window.setInterval(tick, 250);
+  if (!any && timer !== undefined) {
     window.clearInterval(timer);
     timer = undefined;
   }

@@ -8,9 +8,12 @@
 
 import { Fray, FrayError, type EncounterClient, type components } from "@fray/client";
 import { actionControl, type CommandBody } from "./actions.js";
+import { AuditBadge } from "./audit.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
+import { GM_CLOCK_ACTIONS, renderClockControls } from "./gm.js";
 import { EventLog } from "./narrate.js";
+import { PROMPTED, renderPrompts } from "./prompts.js";
 import "./table.css";
 
 type Summary = components["schemas"]["EncounterSummary"];
@@ -72,12 +75,15 @@ class Table {
   private again = false;
   private readonly names = new Map<string, string>();
   private readonly eventLog: EventLog;
+  private readonly audit: AuditBadge;
 
   constructor(private readonly encounter: EncounterClient) {
     this.eventLog = new EventLog($("log"), encounter, this.names);
+    this.audit = new AuditBadge($("audit"), encounter);
   }
 
   async start(): Promise<void> {
+    this.audit.poke();
     await this.refresh();
     void this.follow();
   }
@@ -108,6 +114,7 @@ class Table {
         this.log(live.event);
         $("live").textContent = `live · version ${live.version}`;
         void this.refresh();
+        this.audit.poke();
       }
     } catch (error) {
       this.status(error);
@@ -170,11 +177,17 @@ class Table {
 
     const named = combatants.map((c) => ({ id: c.id, name: c.name }));
     const send = (command: CommandBody) => void this.send(command);
-    fill($("actions"), legal.actions.map((a) => actionControl(a, named, send)));
+    const drawnElsewhere = (type: string) => PROMPTED.has(type) || GM_CLOCK_ACTIONS.has(type);
+    fill($("actions"), legal.actions.filter((a) => !drawnElsewhere(a.type)).map((a) => actionControl(a, named, send)));
     fill($("blocked"), (legal.blocked ?? []).map((b) => h("li", {}, `${this.names.get(b.actor) ?? b.actor}: ${b.reason}`)));
     // Only the GM is offered add-combatant (service/domain/legal.py): the GM's controls.
     const gm = legal.actions.some((a) => a.type === "add-combatant");
     $("gm").hidden = !gm;
+    renderClockControls($("gm-clocks"), legal.actions, send);
+    renderPrompts($("prompts"), {
+      encounter: this.encounter, summary, actions: legal.actions, names: this.names, gm,
+      refresh: () => void this.refresh(),
+    });
   }
 
   bindGm(): void {

@@ -15,7 +15,7 @@ export { EventStream, envelopeOf, frames } from "./sse.js";
 export type { FollowOptions, LiveEvent, Receipt } from "./sse.js";
 export { retrying } from "./retry.js";
 export type { Fetch, RetryPolicy } from "./retry.js";
-export { auditEnvelopes, auditExport, verifyReceipt } from "./audit/verify.js";
+export { auditEnvelopes, auditExport, readExport, verifyReceipt } from "./audit/verify.js";
 export type { AuditOptions, AuditReport, Check, PublicKey, Verdict } from "./audit/verify.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { RULESETS } from "./generated/rulesets.js";
