@@ -8,6 +8,7 @@
 
 import { Fray, FrayError, type EncounterClient, type components } from "@fray/client";
 import { actionControl, type CommandBody } from "./actions.js";
+import { drawField } from "./cards.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
 import { narrate } from "./narrate.js";
@@ -91,6 +92,7 @@ class Table {
         this.again = false;
         const [encounter, legal] = await Promise.all([this.encounter.get(), this.encounter.legalActions()]);
         this.render(encounter.summary, legal);
+        drawField(encounter.state as Record<string, unknown>, this.names);
       } while (this.again);
     })().catch((error: unknown) => this.status(error)).finally(() => { this.refreshing = null; });
     return this.refreshing;
