@@ -37,14 +37,17 @@ class Gm:
     def __init__(self, client: httpx.Client, encounter_id: str, token: str) -> None:
         self.client, self.encounter_id, self.token = client, encounter_id, token
 
-    def send(self, command: dict[str, Any]) -> dict[str, Any]:
+    def send(self, command: dict[str, Any], dice: list[int] | None = None) -> dict[str, Any]:
+        """The command, with table dice (`dice`: the faces the rules roll, in order) if any."""
+        body: dict[str, Any] = (
+            {"command": command} if dice is None else {"command": command, "dice": dice}
+        )
         answer = self.client.post(
-            f"/v1/encounters/{self.encounter_id}/commands",
-            json={"command": command}, headers=bearer(self.token),
-        )  # fmt: skip
+            f"/v1/encounters/{self.encounter_id}/commands", json=body, headers=bearer(self.token)
+        )
         assert answer.status_code == 201, answer.text
-        body: dict[str, Any] = answer.json()
-        return body
+        sent: dict[str, Any] = answer.json()
+        return sent
 
     def state(self) -> dict[str, Any]:
         got = self.client.get(f"/v1/encounters/{self.encounter_id}", headers=bearer(self.token))

@@ -176,9 +176,7 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
             gm.send({"type": "apply-condition", "combatant_id": "alice", "condition": "shaken",
                      "rounds": 2})  # fmt: skip
             for page in (gm_page, player):
-                expect(page.locator("[data-combatant=alice] .conditions")).to_contain_text(
-                    "shaken"
-                )
+                expect(page.locator("[data-combatant=alice] .conditions")).to_contain_text("shaken")
 
             # A refusal shows its message and its rule: fifty-two deals the field for the
             # combatants at the start, so the GM's late combatant is refused (§4).
@@ -198,9 +196,7 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
 
             head = gm.state()["version"]
             for page in (gm_page, player):
-                expect(page.locator("#log li").first).to_have_attribute(
-                    "data-version", str(head)
-                )
+                expect(page.locator("#log li").first).to_have_attribute("data-version", str(head))
             screenshots("fifty-two", {"gm": gm_page, "player": player})
             dom = player.content()
             assert str(HP) not in dom
