@@ -16,8 +16,12 @@ from tests.e2e.conftest import WAIT_MS
 from tests.e2e.helpers import bearer
 
 
-def opened(browser: Browser, url: str, errors: list[str], width: int = 1280) -> Page:
-    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+def opened(
+    browser: Browser, url: str, errors: list[str], width: int = 1280, bypass_csp: bool = False
+) -> Page:
+    """`bypass_csp` lets a test add a script of its own (axe-core) to the page."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=bypass_csp)
+    page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     page.on("pageerror", lambda error: errors.append(str(error)))
     # Console errors but the failed loads a refusal logs (the test sends one on purpose).

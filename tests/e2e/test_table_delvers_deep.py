@@ -37,9 +37,12 @@ def combatant(name: str, **stats: Any) -> dict[str, Any]:
     return command
 
 
-def set_up(client: httpx.Client, encounter_id: str, **options: Any) -> tuple[Gm, str]:
-    """Bramli (the player's) and an orc, the orc's pools hidden from the player; started,
-    Bramli's reflex die a 5. Returns the GM and the player's token."""
+def set_up(
+    client: httpx.Client, encounter_id: str, orc: dict[str, Any] | None = None, **options: Any
+) -> tuple[Gm, str]:
+    """Bramli (the player's) and an orc (`orc`: changes to its stats), the orc's pools hidden
+    from the player; started, Bramli's reflex die a 5. Returns the GM and the player's
+    token."""
     options = {"hide_enemy_health": True, "dice": "mixed", "reaction_window": 600,
                "turn_time_limit": 600, **options}  # fmt: skip
     created = client.post(
@@ -50,7 +53,7 @@ def set_up(client: httpx.Client, encounter_id: str, **options: Any) -> tuple[Gm,
     assert created.status_code == 201, created.text
     gm = Gm(client, encounter_id, created.json()["gm_token"])
     gm.send(combatant("bramli"))
-    gm.send(combatant("orc", health=HP))
+    gm.send(combatant("orc", **{"health": HP, **(orc or {})}))
     minted = client.post(
         f"/v1/encounters/{encounter_id}/tokens", headers=bearer(gm.token),
         json={"role": "player", "combatants": ["bramli"], "subject": "pat"},

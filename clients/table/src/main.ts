@@ -9,6 +9,7 @@
 import { Fray, FrayError, type EncounterClient, type components } from "@fray/client";
 import { actionControl, type CommandBody } from "./actions.js";
 import { drawField } from "./cards.js";
+import { keepingFocus } from "./focus.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
 import { narrate } from "./narrate.js";
@@ -171,7 +172,7 @@ class Table {
 
     const named = combatants.map((c) => ({ id: c.id, name: c.name }));
     const send = (command: CommandBody) => void this.send(command);
-    fill($("actions"), legal.actions.map((a) => actionControl(a, named, send)));
+    keepingFocus($("actions"), () => fill($("actions"), legal.actions.map((a) => actionControl(a, named, send))));
     fill($("blocked"), (legal.blocked ?? []).map((b) => h("li", {}, `${this.names.get(b.actor) ?? b.actor}: ${b.reason}`)));
     // Only the GM is offered add-combatant (service/domain/legal.py): the GM's controls.
     const gm = legal.actions.some((a) => a.type === "add-combatant");
