@@ -69,4 +69,10 @@ def screenshots(name: str, pages: dict[str, Page]) -> None:
         return
     Path(folder).mkdir(parents=True, exist_ok=True)
     for role, page in pages.items():
-        page.screenshot(path=str(Path(folder) / f"{name}-{role}.png"), full_page=True)
+        # The whole page down to the log's first lines: a long log would only add kilobytes.
+        width, height = page.evaluate(
+            "[innerWidth, Math.min(document.documentElement.scrollHeight, 1200)]"
+        )
+        clip = {"x": 0, "y": 0, "width": width, "height": height}
+        path = str(Path(folder) / f"{name}-{role}.png")
+        page.screenshot(path=path, full_page=True, clip=clip)  # type: ignore[arg-type]
