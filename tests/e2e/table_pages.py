@@ -63,7 +63,9 @@ class Gm:
 def screenshots(name: str, pages: dict[str, Page]) -> None:
     """`make table-screenshots` sets FRAY_TABLE_SCREENSHOTS to docs/table/: each page's
     screenshot goes there (the README links them), so they are made by the test, not by
-    hand. Unset, nothing is written."""
+    hand. Unset, nothing is written. A test that calls this is marked
+    `@pytest.mark.table_screenshots`, which is how the make target finds it
+    (test_table_screenshot_marks.py checks)."""
     folder = os.environ.get("FRAY_TABLE_SCREENSHOTS")
     if not folder:
         return
