@@ -16,8 +16,12 @@ from tests.e2e.conftest import WAIT_MS
 from tests.e2e.helpers import bearer
 
 
-def opened(browser: Browser, url: str, errors: list[str], width: int = 1280) -> Page:
-    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+def opened(
+    browser: Browser, url: str, errors: list[str], width: int = 1280, bypass_csp: bool = False
+) -> Page:
+    """`bypass_csp` lets a test add a script of its own (axe-core) to the page."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=bypass_csp)
+    page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     page.on("pageerror", lambda error: errors.append(str(error)))
     # Console errors but the failed loads a refusal logs (the test sends one on purpose).
@@ -37,14 +41,17 @@ class Gm:
     def __init__(self, client: httpx.Client, encounter_id: str, token: str) -> None:
         self.client, self.encounter_id, self.token = client, encounter_id, token
 
-    def send(self, command: dict[str, Any]) -> dict[str, Any]:
+    def send(self, command: dict[str, Any], dice: list[int] | None = None) -> dict[str, Any]:
+        """The command, with table dice (`dice`: the faces the rules roll, in order) if any."""
+        body: dict[str, Any] = (
+            {"command": command} if dice is None else {"command": command, "dice": dice}
+        )
         answer = self.client.post(
-            f"/v1/encounters/{self.encounter_id}/commands",
-            json={"command": command}, headers=bearer(self.token),
-        )  # fmt: skip
+            f"/v1/encounters/{self.encounter_id}/commands", json=body, headers=bearer(self.token)
+        )
         assert answer.status_code == 201, answer.text
-        body: dict[str, Any] = answer.json()
-        return body
+        sent: dict[str, Any] = answer.json()
+        return sent
 
     def state(self) -> dict[str, Any]:
         got = self.client.get(f"/v1/encounters/{self.encounter_id}", headers=bearer(self.token))
@@ -56,10 +63,18 @@ class Gm:
 def screenshots(name: str, pages: dict[str, Page]) -> None:
     """`make table-screenshots` sets FRAY_TABLE_SCREENSHOTS to docs/table/: each page's
     screenshot goes there (the README links them), so they are made by the test, not by
-    hand. Unset, nothing is written."""
+    hand. Unset, nothing is written. A test that calls this is marked
+    `@pytest.mark.table_screenshots`, which is how the make target finds it
+    (test_table_screenshot_marks.py checks)."""
     folder = os.environ.get("FRAY_TABLE_SCREENSHOTS")
     if not folder:
         return
     Path(folder).mkdir(parents=True, exist_ok=True)
     for role, page in pages.items():
-        page.screenshot(path=str(Path(folder) / f"{name}-{role}.png"), full_page=True)
+        # The whole page down to the log's first lines: a long log would only add kilobytes.
+        width, height = page.evaluate(
+            "[innerWidth, Math.min(document.documentElement.scrollHeight, 1200)]"
+        )
+        clip = {"x": 0, "y": 0, "width": width, "height": height}
+        path = str(Path(folder) / f"{name}-{role}.png")
+        page.screenshot(path=path, full_page=True, clip=clip)  # type: ignore[arg-type]

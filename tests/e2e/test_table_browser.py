@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.api.conftest import KEY
@@ -82,6 +83,7 @@ def test_the_player_watches_a_turn_clock_run_out_and_the_turn_pass(
     assert errors == [], errors
 
 
+@pytest.mark.table_screenshots
 def test_a_gm_and_a_player_play_a_hex_fight_through_the_table_view(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:

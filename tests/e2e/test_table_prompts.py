@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 import httpx
+import pytest
 import redis
 from playwright.sync_api import Browser, Page, expect
 
@@ -124,6 +125,7 @@ def hex_fight(client: httpx.Client, encounter_id: str) -> tuple[Gm, str]:
     return gm, token
 
 
+@pytest.mark.table_screenshots
 def test_hex_tactical_the_player_answers_a_hit_from_the_prompt_and_the_gm_pauses_the_clocks(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
@@ -212,6 +214,7 @@ def test_hex_tactical_the_player_answers_a_hit_from_the_prompt_and_the_gm_pauses
     assert errors == [], errors
 
 
+@pytest.mark.table_screenshots
 def test_delvers_deep_the_player_answers_a_hit_from_the_prompt(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
@@ -279,6 +282,7 @@ def test_delvers_deep_the_player_answers_a_hit_from_the_prompt(
     assert errors == [], errors
 
 
+@pytest.mark.table_screenshots
 def test_fifty_two_initiative_is_rolled_from_the_dice_prompt(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:

@@ -19,6 +19,8 @@ export interface Named {
 // The names rulesets give the field of the combatant who acts (fifty-two: combatant_id).
 const ACTOR_FIELDS = ["combatant_id", "actor", "combatant", "attacker", "actor_id"];
 const COMBATANT_FIELD = /^(combatant_id|combatant|target|target_id|enemy|of)$/;
+// A field naming several (delvers-deep's `pick`: combatant_ids): chosen from a list.
+const COMBATANTS_FIELD = /^(combatant_ids|combatants|targets)$/;
 
 function branch(schema: Schema): Schema {
   // `X | None` is anyOf [X, null]: the form asks for X, and leaves the field out when empty.
@@ -29,6 +31,14 @@ function branch(schema: Schema): Schema {
 function scalar(value: unknown): value is string | number | boolean {
   return ["string", "number", "boolean"].includes(typeof value);
 }
+
+function choiceList(value: unknown): value is (string | number | boolean)[] {
+  return Array.isArray(value) && value.length > 0 && value.every(scalar);
+}
+
+// Each field's id is its own: one actor may be offered two forms of one type (fifty-two's
+// normal and critical attacks), and a label names its field by id.
+let fields = 0;
 
 /** The command's fields Fray already knows, and the fields left to ask for. */
 export function plan(action: ActionOption): { known: Record<string, unknown>; ask: [string, Schema][] } {
@@ -43,7 +53,10 @@ export function plan(action: ActionOption): { known: Record<string, unknown>; as
     const hint = (action.params as Record<string, unknown>)[name];
     if (name === actorField && action.actor) known[name] = action.actor;
     else if (scalar(hint)) known[name] = hint;
-    else if (required.has(name) || /target/.test(name)) ask.push([name, property]);
+    // A list hint for a list field is the value itself (fifty-two's pair: `cards`); for a
+    // single value, the choices on offer (fifty-two's column `modifier`: -1, 0 or 1).
+    else if (choiceList(hint) && branch(property).type === "array") known[name] = hint;
+    else if (required.has(name) || /target/.test(name) || choiceList(hint)) ask.push([name, property]);
   }
   return { known, ask };
 }
@@ -54,21 +67,25 @@ function label(name: string, property: Schema): string {
 
 function field(name: string, property: Schema, action: ActionOption, combatants: Named[]): HTMLElement {
   const shape = branch(property);
-  const id = `f-${action.type}-${action.actor ?? "gm"}-${name}`;
+  const id = `f-${action.type}-${action.actor ?? "gm"}-${name}-${++fields}`;
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   // The ruleset's hint of the choices on offer: `options` for the field `option` (a
   // reaction window's answers), else the schema's enum.
-  const offered = (action.params as Record<string, unknown>)[`${name}s`];
-  const listed = Array.isArray(offered) && offered.every(scalar) ? offered : undefined;
-  const choices = (listed ?? (shape.enum as unknown[] | undefined))?.map(String);
+  const hints = action.params as Record<string, unknown>;
+  const offered = [hints[`${name}s`], hints[name]].find(choiceList);
+  const choices = (offered ?? (shape.enum as unknown[] | undefined))?.map(String);
   // A field naming a combatant (a target, an enemy, a `combatant_id` the acting combatant
   // does not fill): chosen from the action's targets, else from every combatant.
   if (COMBATANT_FIELD.test(name) && shape.type === "string" || /target/.test(name) && shape.type !== "array") {
     const ids = action.targets ?? combatants.map((c) => c.id);
     const names = new Map(combatants.map((c) => [c.id, c.name]));
     input = h("select", { id, name }, ids.map((t) => h("option", { value: t }, names.get(t) ?? t)));
+  } else if (COMBATANTS_FIELD.test(name) && shape.type === "array") {
+    input = combatantsSelect(id, name, action, combatants);
   } else if (choices) {
-    input = h("select", { id, name }, choices.map((c) => h("option", { value: c }, c)));
+    const numeric = shape.type === "integer" || shape.type === "number";
+    input = h("select", { id, name, "data-number": numeric },
+      choices.map((c) => h("option", { value: c, selected: c === String(shape.default) }, c)));
   } else if (shape.type === "integer" || shape.type === "number") {
     input = h("input", {
       id, name, type: "number", step: shape.type === "integer" ? 1 : "any",
@@ -86,9 +103,22 @@ function field(name: string, property: Schema, action: ActionOption, combatants:
   return h("label", { for: id }, label(name, property), " ", input);
 }
 
+function combatantsSelect(id: string, name: string, action: ActionOption, combatants: Named[]): HTMLSelectElement {
+  const ids = action.targets ?? combatants.map((c) => c.id);
+  const names = new Map(combatants.map((c) => [c.id, c.name]));
+  return h("select", { id, name, multiple: true, size: Math.min(ids.length, 4) },
+    ids.map((t, i) => h("option", { value: t, selected: i === 0 }, names.get(t) ?? t)));
+}
+
 function valueOf(input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement): unknown {
+  if (input instanceof HTMLSelectElement && input.multiple) {
+    return Array.from(input.selectedOptions, (o) => o.value);
+  }
   if (input instanceof HTMLInputElement && input.type === "checkbox") return input.checked;
-  if (input instanceof HTMLInputElement && input.type === "number") return Number(input.value);
+  if (input instanceof HTMLInputElement && input.type === "number") {
+    return input.value === "" ? undefined : Number(input.value);
+  }
+  if (input.hasAttribute("data-number")) return Number(input.value);
   if (input.hasAttribute("data-json")) return input.value.trim() === "" ? undefined : JSON.parse(input.value);
   return input.value === "" ? undefined : input.value;
 }

@@ -9,6 +9,8 @@
 import { Fray, FrayError, type EncounterClient, type components } from "@fray/client";
 import { actionControl, type CommandBody } from "./actions.js";
 import { AuditBadge } from "./audit.js";
+import { drawField } from "./cards.js";
+import { keepingFocus } from "./focus.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
 import { GM_CLOCK_ACTIONS, renderClockControls } from "./gm.js";
@@ -100,6 +102,7 @@ class Table {
         this.again = false;
         const [encounter, legal] = await Promise.all([this.encounter.get(), this.encounter.legalActions()]);
         this.render(encounter.summary, legal);
+        drawField(encounter.state as Record<string, unknown>, this.names);
       } while (this.again);
     })().catch((error: unknown) => this.status(error)).finally(() => { this.refreshing = null; });
     return this.refreshing;
@@ -178,7 +181,8 @@ class Table {
     const named = combatants.map((c) => ({ id: c.id, name: c.name }));
     const send = (command: CommandBody) => void this.send(command);
     const drawnElsewhere = (type: string) => PROMPTED.has(type) || GM_CLOCK_ACTIONS.has(type);
-    fill($("actions"), legal.actions.filter((a) => !drawnElsewhere(a.type)).map((a) => actionControl(a, named, send)));
+    keepingFocus($("actions"), () => fill($("actions"),
+      legal.actions.filter((a) => !drawnElsewhere(a.type)).map((a) => actionControl(a, named, send))));
     fill($("blocked"), (legal.blocked ?? []).map((b) => h("li", {}, `${this.names.get(b.actor) ?? b.actor}: ${b.reason}`)));
     // Only the GM is offered add-combatant (service/domain/legal.py): the GM's controls.
     const gm = legal.actions.some((a) => a.type === "add-combatant");

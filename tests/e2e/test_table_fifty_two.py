@@ -1,0 +1,207 @@
+"""fifty-two through the table view (issue 24): a GM and a player, each in their own browser
+context, play the seed's opening (docs/rules/fifty-two.md §2 to §5.4) for two combatants:
+the initiative from table dice, the Allies' player choosing the columns from a list, the GM
+dealing from the page, the field of cards on both pages, a pair removed for a critical
+opportunity and the critical attack executed, a condition, the §4.5 decision clock, a
+refusal with its rule, the turn ended. The dice and the deck come from the encounter's own
+seed (given at creation), so the fight is the same on every run. Evans's health is hidden
+from the player (`hide_enemy_health`): it is a number found nowhere else in the fight, and
+the player's whole DOM is searched for it and for what the blow left."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.api.conftest import KEY
+from tests.e2e.helpers import bearer, fray_serving
+from tests.e2e.table_pages import Gm, opened, screenshots
+from tests.workers.conftest import fray_worker
+
+EXAMPLES = Path(__file__).parents[2] / "service" / "demos" / "examples" / "fifty-two"
+SEED = "52" * 32  # the deal and every die the table does not roll
+HP = 6173  # Evans's: in no other number of the fight
+INITIATIVE = [9, 3]  # §2: Alice 9 + 5 = 14, Evans 3 + 6 = 9: the Allies choose the columns
+
+
+def combatant(name: str, **stats: Any) -> dict[str, Any]:
+    command: dict[str, Any] = json.loads((EXAMPLES / f"{name}.json").read_text())
+    command["stats"] |= stats
+    return command
+
+
+def set_up(
+    client: httpx.Client, encounter_id: str, initiative: list[int] = INITIATIVE, **options: Any
+) -> tuple[Gm, str]:
+    """Alice (the player's) and Evans in each other's range, Evans's health hidden from the
+    player; the initiative rolled. Returns the GM and the player's token."""
+    options = {"hide_enemy_health": True, "dice": "mixed", "decision_seconds": 600, **options}
+    created = client.post(
+        "/v1/encounters", headers=bearer(KEY),
+        json={"encounter_id": encounter_id, "ruleset": "fifty-two", "options": options,
+              "seed": SEED},
+    )  # fmt: skip
+    assert created.status_code == 201, created.text
+    gm = Gm(client, encounter_id, created.json()["gm_token"])
+    gm.send(combatant("alice"))
+    gm.send(combatant("evans", hp=HP, surprise=False))  # no surprise round (§4.1)
+    for cid, opponent in (("alice", "evans"), ("evans", "alice")):
+        gm.send({"type": "set-range", "combatant_id": cid, "opponents": [opponent]})
+    minted = client.post(
+        f"/v1/encounters/{encounter_id}/tokens", headers=bearer(gm.token),
+        json={"role": "player", "combatants": ["alice"], "subject": "pat"},
+    )  # fmt: skip
+    assert minted.status_code == 201, minted.text
+    answer = client.post(
+        f"/v1/encounters/{encounter_id}/commands", headers=bearer(gm.token),
+        json={"command": {"type": "start-encounter"}, "dice": initiative},
+    )  # fmt: skip
+    assert answer.status_code == 201, answer.text
+    return gm, minted.json()["token"]
+
+
+def evans_health(gm: Gm) -> int:
+    found: int = next(
+        c["health"]["current"] for c in gm.state()["summary"]["combatants"] if c["id"] == "evans"
+    )
+    return found
+
+
+def test_the_player_watches_the_decision_clock_run_out_and_the_turn_pass(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    """§4.5: two seconds to decide. Evans wins the initiative (Alice 1 + 5, Evans 20 + 6),
+    his clock runs out on the player's page, the worker ends his turn, and Alice's begins;
+    one timeout with nobody acting pauses the clocks. (Alice alone has 30 seconds more:
+    "Allies get an extra 10 seconds for each Ally below 4".)"""
+    errors: list[str] = []
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm, player_token = set_up(
+            client, encounter_id, [1, 20], decision_seconds=2, idle_timeouts=1
+        )
+        gm.send({"type": "choose-columns", "modifier": 0})
+        gm.send({"type": "deal"})
+        player = opened(browser, f"{fray}/table/{encounter_id}#token={player_token}", errors)
+        try:
+            clock = player.locator("#clocks li")
+            expect(clock).to_contain_text("Evans's decision (running) 0:0")
+            expect(player.locator("#log")).to_contain_text("Time ran out on the clock")
+            expect(player.locator("#turn")).to_contain_text("acting: Alice")
+            expect(clock).to_contain_text("Alice's decision (paused)")
+        finally:
+            player.goto("about:blank")
+    assert errors == [], errors
+
+
+@pytest.mark.table_screenshots
+def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    errors: list[str] = []
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm, player_token = set_up(client, encounter_id)
+        table = f"{fray}/table/{encounter_id}"
+        gm_page = opened(browser, f"{table}#token={gm.token}", errors)
+        player = opened(browser, f"{table}#token={player_token}", errors, width=390)
+        try:
+            # §4.1: the Allies won the initiative; their player chooses the columns from the
+            # modifiers on offer (a list, not a number to type).
+            expect(player.locator("#turn")).to_contain_text("the allies choose the columns")
+            columns = player.locator("form.action", has=player.locator(
+                "[data-action=choose-columns]"))  # fmt: skip
+            columns.get_by_label("Modifier").select_option("1")
+            columns.get_by_role("button").click()
+            # §4.2: the GM shuffles and deals from the page; the field is on both pages.
+            expect(gm_page.locator("#turn")).to_contain_text("the GM deals")
+            gm_page.get_by_role("button", name="Shuffle and deal").click()
+            expect(gm_page.locator("#turn")).to_contain_text("acting: Alice")
+            field = gm.state()["state"]["field"]
+            assert len(field["columns"]) == gm.state()["state"]["columns"]
+            for page in (gm_page, player):
+                expect(page.locator("#turn")).to_contain_text("acting: Alice")
+                expect(page.locator("#field .column")).to_have_count(len(field["columns"]))
+                expect(page.locator("#field .pool-size")).to_contain_text(
+                    f"pool: {field['pool_size']} cards face down"
+                )
+                expect(
+                    page.locator("[data-combatant=alice] progress[aria-label^=hp]")
+                ).to_have_attribute("max", "83")
+                expect(page.locator("#clocks li")).to_contain_text("Alice's decision (running)")
+            top = field["columns"][0][-1]
+            expect(player.locator("#field [data-column='1'] .card").first).to_have_attribute(
+                "data-card", top
+            )
+            # The GM sees Evans's health; the player a word instead of a bar.
+            expect(
+                gm_page.locator("[data-combatant=evans] [data-pool=hp] .pool-value")
+            ).to_have_text(f"{HP} / {HP}")
+            expect(player.locator("[data-combatant=evans] .health-word")).to_have_text("unhurt")
+            expect(player.locator("[data-combatant=evans] progress")).to_have_count(0)
+
+            # §5.2: a pair is a critical opportunity, taken from its button (the two cards
+            # are the action's own); §5.3: the critical attack, Evans chosen from a list.
+            points = gm.state()["state"]["turn"]["points"]
+            expect(player.locator("#field .points")).to_have_text(
+                f"Alice: {points} action points left"
+            )
+            player.locator("[data-action=remove-pair]").first.click()
+            expect(player.locator("#field .points")).to_have_text(
+                f"Alice: {points - 1} action points left"
+            )
+            attack = player.locator("form.action", has=player.get_by_role(
+                "button", name=re.compile("Execute a critical attack")))  # fmt: skip
+            expect(attack.get_by_label("Target")).to_have_value("evans")
+            attack.get_by_role("button").click()
+            evans_hp = gm_page.locator("[data-combatant=evans] [data-pool=hp] .pool-value")
+            expect(evans_hp).not_to_have_text(f"{HP} / {HP}")  # the seed's critical gets through
+            left = evans_health(gm)
+            expect(evans_hp).to_have_text(f"{left} / {HP}")
+
+            # A condition the GM applies shows on both pages.
+            gm.send({"type": "apply-condition", "combatant_id": "alice", "condition": "shaken",
+                     "rounds": 2})  # fmt: skip
+            for page in (gm_page, player):
+                expect(page.locator("[data-combatant=alice] .conditions")).to_contain_text("shaken")
+
+            # A refusal shows its message and its rule: fifty-two deals the field for the
+            # combatants at the start, so the GM's late combatant is refused (§4).
+            adding = gm_page.locator("form.action", has=gm_page.locator(
+                "[data-action=add-combatant]"))  # fmt: skip
+            adding.get_by_label("Name").fill("Latecomer")
+            adding.get_by_role("button").click()
+            expect(gm_page.locator("#refusal .code")).to_have_text("combatant/after-start")
+            expect(gm_page.locator("#refusal .rule")).to_have_text("(fifty-two §4)")
+            expect(gm_page.locator("#refusal strong")).to_contain_text("add them before")
+
+            # The player ends Alice's turn: Evans acts, on both pages.
+            player.get_by_role("button", name="End the turn").click()
+            for page in (gm_page, player):
+                expect(page.locator("#turn")).to_contain_text("acting: Evans")
+            expect(player.locator("[data-action=end-turn]")).to_have_count(0)
+
+            head = gm.state()["version"]
+            for page in (gm_page, player):
+                expect(page.locator("#log li").first).to_have_attribute("data-version", str(head))
+            screenshots("fifty-two", {"gm": gm_page, "player": player})
+            dom = player.content()
+            assert str(HP) not in dom
+            assert str(left) not in dom
+            assert str(HP) in gm_page.content()
+        finally:
+            for page in (gm_page, player):
+                page.goto("about:blank")
+    assert errors == [], errors
