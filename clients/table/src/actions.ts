@@ -6,6 +6,7 @@
  * for by the field's type. */
 
 import type { components } from "@fray/client";
+import { cellField, isCellSchema, parseCell } from "./cells.js";
 import { h } from "./dom.js";
 
 type ActionOption = components["schemas"]["ActionOption"];
@@ -43,7 +44,7 @@ export function plan(action: ActionOption): { known: Record<string, unknown>; as
     const hint = (action.params as Record<string, unknown>)[name];
     if (name === actorField && action.actor) known[name] = action.actor;
     else if (scalar(hint)) known[name] = hint;
-    else if (required.has(name) || /target/.test(name)) ask.push([name, property]);
+    else if (required.has(name) || /target/.test(name) || isCellSchema(property)) ask.push([name, property]);
   }
   return { known, ask };
 }
@@ -52,9 +53,14 @@ function label(name: string, property: Schema): string {
   return (property.title as string | undefined) ?? name.replace(/_/g, " ");
 }
 
+let serial = 0;
+
 function field(name: string, property: Schema, action: ActionOption, combatants: Named[]): HTMLElement {
   const shape = branch(property);
-  const id = `f-${action.type}-${action.actor ?? "gm"}-${name}`;
+  // Numbered: one action type may be offered more than once (delvers-deep's walk, jog, sprint).
+  const id = `f-${action.type}-${action.actor ?? "gm"}-${name}-${++serial}`;
+  // A cell: "x, y" typed, or clicked on the map (cells.ts).
+  if (isCellSchema(property)) return h("label", { for: id }, label(name, property), " ", cellField(id, name));
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   // The ruleset's hint of the choices on offer: `options` for the field `option` (a
   // reaction window's answers), else the schema's enum.
@@ -89,6 +95,7 @@ function field(name: string, property: Schema, action: ActionOption, combatants:
 function valueOf(input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement): unknown {
   if (input instanceof HTMLInputElement && input.type === "checkbox") return input.checked;
   if (input instanceof HTMLInputElement && input.type === "number") return Number(input.value);
+  if (input.hasAttribute("data-cell")) return parseCell(input.name, input.value);
   if (input.hasAttribute("data-json")) return input.value.trim() === "" ? undefined : JSON.parse(input.value);
   return input.value === "" ? undefined : input.value;
 }
@@ -115,8 +122,10 @@ export function actionControl(
         const value = valueOf(element);
         if (value !== undefined) command[element.name] = value;
       }
-    } catch {
-      form.append(h("p", { class: "refusal", role: "alert" }, "That field is not JSON."));
+    } catch (error) {
+      const why = error instanceof SyntaxError ? "That field is not JSON." : String((error as Error).message);
+      form.querySelector(".refusal")?.remove();
+      form.append(h("p", { class: "refusal", role: "alert" }, why));
       return;
     }
     send(command);

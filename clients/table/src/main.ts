@@ -8,8 +8,10 @@
 
 import { Fray, FrayError, type EncounterClient, type components } from "@fray/client";
 import { actionControl, type CommandBody } from "./actions.js";
+import { fillForm } from "./cells.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
+import { drawMap, type Pick } from "./map.js";
 import { narrate } from "./narrate.js";
 import "./table.css";
 
@@ -18,6 +20,7 @@ type Combatant = components["schemas"]["CombatantSummary"];
 type Pool = components["schemas"]["PoolView"];
 type LegalActions = components["schemas"]["LegalActions"];
 type Event = components["schemas"]["Event"];
+type ActionOption = components["schemas"]["ActionOption"];
 
 const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
 
@@ -71,6 +74,7 @@ class Table {
   private refreshing: Promise<void> | null = null;
   private again = false;
   private readonly names = new Map<string, string>();
+  private readonly forms = new Map<ActionOption, HTMLFormElement>();
 
   constructor(private readonly encounter: EncounterClient) {}
 
@@ -91,6 +95,8 @@ class Table {
         this.again = false;
         const [encounter, legal] = await Promise.all([this.encounter.get(), this.encounter.legalActions()]);
         this.render(encounter.summary, legal);
+        drawMap($("map"), { summary: encounter.summary, state: encounter.state, actions: legal.actions },
+          (pick) => this.pickFromMap(pick));
       } while (this.again);
     })().catch((error: unknown) => this.status(error)).finally(() => { this.refreshing = null; });
     return this.refreshing;
@@ -169,11 +175,24 @@ class Table {
 
     const named = combatants.map((c) => ({ id: c.id, name: c.name }));
     const send = (command: CommandBody) => void this.send(command);
-    fill($("actions"), legal.actions.map((a) => actionControl(a, named, send)));
+    this.forms.clear();
+    fill($("actions"), legal.actions.map((a) => {
+      const form = actionControl(a, named, send) as HTMLFormElement;
+      this.forms.set(a, form);
+      return form;
+    }));
     fill($("blocked"), (legal.blocked ?? []).map((b) => h("li", {}, `${this.names.get(b.actor) ?? b.actor}: ${b.reason}`)));
     // Only the GM is offered add-combatant (service/domain/legal.py): the GM's controls.
     const gm = legal.actions.some((a) => a.type === "add-combatant");
     $("gm").hidden = !gm;
+  }
+
+  /** A map click fills its action's form (map.ts, cells.ts); a second click on the cell sends. */
+  private pickFromMap({ action, values, send }: Pick): void {
+    const form = this.forms.get(action);
+    if (!form) return;
+    fillForm(form, values);
+    if (send) form.requestSubmit();
   }
 
   bindGm(): void {
