@@ -60,7 +60,7 @@ function field(name: string, property: Schema, action: ActionOption, combatants:
   // Numbered: one action type may be offered more than once (delvers-deep's walk, jog, sprint).
   const id = `f-${action.type}-${action.actor ?? "gm"}-${name}-${++serial}`;
   // A cell: "x, y" typed, or clicked on the map (cells.ts).
-  if (isCellSchema(property)) return h("label", { for: id }, label(name, property), " ", cellField(id, name));
+  if (isCellSchema(property)) return cellField(id, name, label(name, property));
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   // The ruleset's hint of the choices on offer: `options` for the field `option` (a
   // reaction window's answers), else the schema's enum.

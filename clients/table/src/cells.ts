@@ -68,13 +68,15 @@ export function fillArmed(cell: Cell): boolean {
   return true;
 }
 
-export function cellField(id: string, name: string): HTMLElement[] {
+/** The field: its label and text box, and beside them (not in the label, which names the box)
+ * the button that arms it. */
+export function cellField(id: string, name: string, text: string): HTMLElement {
   const input = h("input", {
     id, name, type: "text", "data-cell": true, size: 7, placeholder: "x, y", autocomplete: "off",
   });
   const pick = h("button", { type: "button", class: "pick-cell", "aria-label": `pick ${name.replace(/_/g, " ")} on the map` }, "pick on map");
   pick.addEventListener("click", () => arm(armedField() === input ? null : input));
-  return [input, pick];
+  return h("span", { class: "cell-field" }, h("label", { for: id }, text, " ", input), " ", pick);
 }
 
 /** Fill a form's fields with what a map click chose (a cell as "x, y") and focus its button,

@@ -49,6 +49,7 @@ const SQUARE = 40; // a square cell's side, in viewBox units
 const HEX = 23; // a hex's centre-to-corner
 const SIDE_COLOURS = ["#2a7de1", "#c0392b", "#1e8449", "#8e44ad", "#b9770e", "#117a8b"];
 
+const round = (v: number): string => String(Math.round(v * 100) / 100 + 0); // never "-0"
 const key = (c: Cell): string => `${c.x},${c.y}`;
 
 function s<K extends keyof SVGElementTagNameMap>(
@@ -93,7 +94,7 @@ function geometry(grid: GridMap): Geometry {
       const [cx, cy] = centre(c);
       return [0, 1, 2, 3, 4, 5].map((i) => {
         const angle = (Math.PI / 180) * (60 * i - 30);
-        return `${(cx + HEX * Math.cos(angle)).toFixed(2)},${(cy + HEX * Math.sin(angle)).toFixed(2)}`;
+        return `${round(cx + HEX * Math.cos(angle))},${round(cy + HEX * Math.sin(angle))}`;
       }).join(" ");
     },
     width: across * (grid.width + (grid.height - 1) / 2),
@@ -232,7 +233,7 @@ function redraw(): void {
       const group = s("g", {
         class: classes, "data-cell": k,
         role: choosable ? "button" : null, tabindex: choosable ? 0 : null,
-        "aria-label": choosable ? words.join(", ").replace(", ", ": ") : null,
+        "aria-label": choosable ? `${words[0]}: ${words.slice(1).join(", ") || "choose"}` : null,
       },
         s("title", {}, words.join(", ")),
         s("polygon", { points: g.outline(cell), class: "ground" }),
@@ -308,7 +309,7 @@ function redraw(): void {
   const pad = 4;
   const svg = s("svg", {
     xmlns: SVG, class: `board ${grid.kind}`, width: "100%", role: "group",
-    viewBox: `${-pad} ${-pad} ${(g.width + 2 * pad).toFixed(2)} ${(g.height + 2 * pad).toFixed(2)}`,
+    viewBox: `${-pad} ${-pad} ${round(g.width + 2 * pad)} ${round(g.height + 2 * pad)}`,
     "aria-label": `${grid.kind} map, ${grid.width} by ${grid.height}`,
   },
     s("defs", {},

@@ -1,0 +1,158 @@
+"""The table view's map (clients/table/src/map.ts) in a real browser against a real `fray
+serve`, `fray worker` and redis: a GM and a player, each in their own browser context, see the
+map Fray sends (`state.table.map`, the summary's positions, the move action's overlays) and
+move by clicking cells: hex-tactical's move, delvers-deep's on a square map (by mouse, then by
+keyboard alone), and the GM's `move-token` in fifty-two (the token, then the cell). Each move
+is checked on the page and in the API's state (issue 24)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from playwright.sync_api import Browser, Page, expect
+
+from tests.api.conftest import KEY
+from tests.e2e.helpers import bearer, fray_serving
+from tests.e2e.table_pages import Gm, opened, screenshots
+from tests.workers.conftest import fray_worker
+
+
+def create(client: httpx.Client, encounter_id: str, ruleset: str) -> Gm:
+    created = client.post(
+        "/v1/encounters", headers=bearer(KEY),
+        json={"encounter_id": encounter_id, "ruleset": ruleset},
+    )  # fmt: skip
+    assert created.status_code == 201, created.text
+    return Gm(client, encounter_id, created.json()["gm_token"])
+
+
+def player_token(gm: Gm, combatant: str) -> str:
+    minted = gm.client.post(
+        f"/v1/encounters/{gm.encounter_id}/tokens", headers=bearer(gm.token),
+        json={"role": "player", "combatants": [combatant], "subject": "pat"},
+    )  # fmt: skip
+    assert minted.status_code == 201, minted.text
+    token: str = minted.json()["token"]
+    return token
+
+
+def position(gm: Gm, combatant: str) -> dict[str, int]:
+    found: dict[str, int] = next(
+        c["position"] for c in gm.state()["summary"]["combatants"] if c["id"] == combatant
+    )
+    return found
+
+
+def legal(gm: Gm, token: str) -> list[dict[str, Any]]:
+    got = gm.client.get(f"/v1/encounters/{gm.encounter_id}/legal-actions", headers=bearer(token))
+    assert got.status_code == 200, got.text
+    actions: list[dict[str, Any]] = got.json()["actions"]
+    return actions
+
+
+@contextmanager
+def pages(
+    browser: Browser, fray: str, gm: Gm, token: str
+) -> Iterator[tuple[Page, Page, list[str]]]:
+    """The GM's page, and the player's on a phone-width screen; the errors both collect."""
+    errors: list[str] = []
+    table = f"{fray}/table/{gm.encounter_id}"
+    gm_page = opened(browser, f"{table}#token={gm.token}", errors)
+    player = opened(browser, f"{table}#token={token}", errors, width=390)
+    try:
+        yield gm_page, player, errors
+    finally:
+        for page in (gm_page, player):
+            page.goto("about:blank")  # closes the follow: `fray serve` waits for it
+
+
+def fits_the_screen(page: Page) -> None:
+    """The map is no wider than the page: it scales (viewBox, width 100%)."""
+    width = page.evaluate("() => document.querySelector('#map svg.board').clientWidth")
+    assert 0 < width <= page.evaluate("() => document.documentElement.clientWidth"), width
+
+
+def pointy_top_axial(page: Page) -> None:
+    """service/domain/grid.py's hexes: pointy-top (taller than wide), axial: a column right
+    (q + 1) is one hex's width right, a row down (r + 1) half a width right and √3/2 widths
+    lower (1.5 times the centre-to-corner)."""
+    # Measured in one go: the map is drawn again as each event comes.
+    origin, right, down = page.evaluate(
+        """() => ["0,0", "1,0", "0,1"].map((k) => {
+            const polygon = document.querySelector(`#map [data-cell="${k}"] polygon.ground`);
+            const r = polygon.getBoundingClientRect();
+            return [r.x + r.width / 2, r.y + r.height / 2, r.width, r.height];
+        })"""
+    )
+    assert origin[3] > origin[2]
+    across = right[0] - origin[0]
+    assert across > 0 and abs(right[1] - origin[1]) < 0.5
+    assert abs(down[0] - origin[0] - across / 2) < 0.5
+    assert abs(down[1] - origin[1] - across * 3**0.5 / 2) < 0.5
+
+
+def test_hex_tactical_the_player_moves_by_clicking_a_reachable_hex(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm = create(client, encounter_id, "hex-tactical")
+        gm.send({"type": "set-map", "map": {"kind": "hex", "width": 8, "height": 6, "terrain": [
+            {"cell": [2, 3], "terrain": {"kind": "difficult"}},
+            {"cell": [5, 4], "terrain": {"kind": "impassable"}}]}})  # fmt: skip
+        maul = {"name": "maul", "damage": "1d6"}
+        for cid, name, side, cell in (
+            ("hero", "Hero", "pcs", [1, 1]),
+            ("brute", "Brute", "foes", [5, 1]),
+        ):
+            gm.send({"type": "add-combatant", "combatant_id": cid, "name": name, "side": side,
+                     "stats": {"hp": 20, "weapons": [maul]}, "position": cell})  # fmt: skip
+        gm.send({"type": "place-cover", "cell": [3, 2], "name": "crate", "kind": "partial"})
+        token = player_token(gm, "hero")
+        gm.send({"type": "start-encounter"})
+        if gm.state()["summary"]["acting"] == ["brute"]:  # server dice: the brute may go first
+            gm.send({"type": "end-turn", "combatant_id": "brute"})
+        move = next(a for a in legal(gm, token) if a["type"] == "move")
+        reachable = {(r["cell"]["x"], r["cell"]["y"]): r for r in move["params"]["reachable"]}
+        threatened = {(c["x"], c["y"]) for c in move["params"]["threatened"]["foes"]}
+        goal = (1, 3)
+        assert goal in reachable and not reachable[goal]["provokes"], reachable
+        with pages(browser, fray, gm, token) as (gm_page, player, errors):
+            board = player.locator("#map svg.board")
+            expect(board).to_have_attribute("aria-label", "hex map, 8 by 6")
+            expect(player.locator("#map .cell")).to_have_count(48)
+            pointy_top_axial(player)
+            expect(player.locator("#map .cell.reachable")).to_have_count(len(reachable))
+            expect(player.locator("#map .cell.threatened")).to_have_count(len(threatened))
+            expect(player.locator('#map [data-cell="2,3"]')).to_have_class(re.compile("difficult"))
+            expect(player.locator('#map [data-cell="5,4"]')).to_have_class(re.compile("impassable"))
+            expect(player.locator('#map [data-cover="3,2"]')).to_have_count(1)
+            expect(player.locator("#map .map-legend")).to_contain_text("partial cover")
+            hero = player.locator('#map [data-token="hero"]')
+            expect(hero).to_have_attribute("data-at", "1,1")
+            expect(hero).to_have_class(re.compile("acting"))
+            expect(hero.locator("title")).to_have_text("Hero")
+            expect(player.locator('#map [data-token="brute"] .initials')).to_have_text("BR")
+            fits_the_screen(player)
+
+            cost = reachable[goal]["cost"]
+            cell = player.get_by_role(
+                "button", name=f"cell 1, 3: reachable, cost {cost} ({cost * 5} ft)"
+            )
+            cell.click()  # chosen: the move's form has the cell
+            form = player.locator("form.action", has=player.locator("[data-action=move]"))
+            expect(form.get_by_label("to", exact=True)).to_have_value("1, 3")
+            expect(form.locator("[data-action=move]")).to_be_focused()
+            screenshots("hex-tactical-map", {"gm": gm_page, "player": player})
+            player.locator('#map [data-cell="1,3"]').click()  # again: sent
+            expect(hero).to_have_attribute("data-at", "1,3")
+            expect(gm_page.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "1,3")
+            assert position(gm, "hero") == {"x": 1, "y": 3}
+        assert errors == [], errors
