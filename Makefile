@@ -78,7 +78,7 @@ table: $(TABLE_STAMP)
 # The table view's screenshots the README links (docs/table/), taken by its browser test.
 table-screenshots: $(STAMP)
 	FRAY_TABLE_SCREENSHOTS=docs/table $(BIN)/pytest -q -p no:cacheprovider \
-		tests/e2e/test_table_browser.py -k "gm_and_a_player"
+		tests/e2e/test_table_browser.py tests/e2e/test_table_map.py -k "gm_and_a_player or moves"
 
 # GraphiQL's vendored assets, from npm at the versions pinned in the script (its README says
 # more): service/api/static/graphiql/vendor/.

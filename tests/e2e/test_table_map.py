@@ -156,3 +156,115 @@ def test_hex_tactical_the_player_moves_by_clicking_a_reachable_hex(
             expect(gm_page.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "1,3")
             assert position(gm, "hero") == {"x": 1, "y": 3}
         assert errors == [], errors
+
+
+def reading_order(cells: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    return sorted({(r["cell"]["x"], r["cell"]["y"]) for r in cells}, key=lambda c: (c[1], c[0]))
+
+
+def test_delvers_deep_the_player_moves_on_a_square_map_by_mouse_then_by_keyboard(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    """Two moves in one turn (delvers-deep 4.1: the move action twice): the first chosen with
+    the mouse and sent with the walk's button, the second with Tab and Enter alone."""
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm = create(client, encounter_id, "delvers-deep")
+        gm.send({"type": "set-map", "map": {"kind": "square", "width": 8, "height": 6, "terrain": [
+            {"cell": [3, 1], "terrain": {"kind": "difficult"}},
+            {"cell": [4, 4], "terrain": {"kind": "impassable"}}]}})  # fmt: skip
+        sword = {"name": "sword", "kind": "melee", "reach": 1, "damage": "d6"}
+        for cid, side, stats, cell in (
+            ("hero", "pcs", {"kind": "pc", "fort": 4, "ref": 4, "will": 4}, [1, 1]),
+            ("orc", "monsters", {"fort": 4, "ref": 2, "will": 2}, [7, 5]),
+        ):
+            gm.send({"type": "add-combatant", "combatant_id": cid, "name": cid.title(),
+                     "side": side, "stats": {"health": 10, "weapons": [sword], **stats},
+                     "position": cell})  # fmt: skip
+        token = player_token(gm, "hero")
+        gm.send({"type": "start-encounter"})  # the reflex roll, then the GM fixes the order
+        gm.send({"type": "fix-order"})
+        walk = next(a for a in legal(gm, token) if a["type"] == "move")
+        assert walk["label"] == 'Move 4"'
+        assert {"cell": {"x": 2, "y": 3}, "cost": 2} in walk["params"]["reachable"]
+        with pages(browser, fray, gm, token) as (gm_page, player, errors):
+            expect(player.locator("#map svg.board")).to_have_attribute(
+                "aria-label", "square map, 8 by 6"
+            )
+            expect(player.locator("#map .cell")).to_have_count(48)
+            expect(player.locator('#map [data-cell="3,1"]')).to_have_class(re.compile("difficult"))
+            expect(player.locator("#map .map-legend")).to_contain_text("impassable")
+            fits_the_screen(player)
+            # Mouse: the cell, then the walk's button.
+            player.get_by_role("button", name="cell 2, 3: reachable, cost 2").click()
+            form = player.locator("form.action", has=player.get_by_role("button", name='Move 4"'))
+            expect(form.get_by_label("to", exact=True)).to_have_value("2, 3")
+            form.get_by_role("button", name='Move 4"').click()
+            hero = player.locator('#map [data-token="hero"]')
+            expect(hero).to_have_attribute("data-at", "2,3")
+            assert position(gm, "hero") == {"x": 2, "y": 3}
+            screenshots("delvers-deep-map", {"gm": gm_page, "player": player})
+
+            # Keyboard: a fresh page, Tab to the cell (the map's reachable cells come first,
+            # in reading order: those of the walk, the jog and the sprint), Enter chooses it
+            # and moves the focus to the walk's button, Enter sends.
+            moves = [a for a in legal(gm, token) if a["type"] == "move"]
+            goal = (4, 3)
+            order = reading_order([r for a in moves for r in a["params"]["reachable"]])
+            player.goto("about:blank")  # a new load: the same address with a fragment is not
+            player.goto(f"{fray}/table/{encounter_id}#token={token}")
+            expect(player.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "2,3")
+            head = gm.state()["version"]
+            expect(player.locator("#live")).to_contain_text(f"version {head}")
+            for _ in range(order.index(goal) + 1):
+                player.keyboard.press("Tab")
+            cell = player.locator(f'#map [data-cell="{goal[0]},{goal[1]}"]')
+            expect(cell).to_be_focused()
+            player.keyboard.press("Enter")
+            expect(player.get_by_role("button", name='Move 4"')).to_be_focused()
+            player.keyboard.press("Enter")
+            expect(player.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "4,3")
+            expect(gm_page.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "4,3")
+            assert position(gm, "hero") == {"x": 4, "y": 3}
+        assert errors == [], errors
+
+
+def test_fifty_two_the_gm_moves_a_token_by_clicking_it_then_a_cell(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    """fifty-two has no move action with overlays: the GM sets a map (`set-map`) and moves a
+    token with the common `move-token`, the token chosen on the map, then the cell; the
+    player's page follows."""
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm = create(client, encounter_id, "fifty-two")
+        gm.send({"type": "set-map", "map": {"kind": "square", "width": 6, "height": 4}})
+        for cid, side, cell in (("hero", "allies", [0, 0]), ("ogre", "enemies", [5, 3])):
+            gm.send({"type": "add-combatant", "combatant_id": cid, "name": cid.title(),
+                     "side": side, "stats": {"hp": 50}, "position": cell})  # fmt: skip
+        token = player_token(gm, "hero")
+        with pages(browser, fray, gm, token) as (gm_page, player, errors):
+            expect(player.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "0,0")
+            # The player is offered no move-token: its tokens are not buttons.
+            expect(player.locator("#map [data-token][role=button]")).to_have_count(0)
+            expect(player.locator("#map .cell[role=button]")).to_have_count(0)
+            ogre = gm_page.get_by_role("button", name=re.compile(r"^Ogre, side enemies, at 5, 3"))
+            ogre.click()
+            expect(ogre).to_have_attribute("aria-pressed", "true")
+            expect(gm_page.locator("#map .map-hint")).to_contain_text("Moving Ogre")
+            gm_page.get_by_role("button", name="cell 3, 2: choose").click()
+            form = gm_page.locator("form.action", has=gm_page.locator("[data-action=move-token]"))
+            expect(form.get_by_label("combatant id")).to_have_value("ogre")
+            expect(form.get_by_label("to", exact=True)).to_have_value("3, 2")
+            screenshots("fifty-two-map", {"gm": gm_page, "player": player})
+            form.locator("[data-action=move-token]").click()
+            for page in (gm_page, player):
+                expect(page.locator('#map [data-token="ogre"]')).to_have_attribute("data-at", "3,2")
+            assert position(gm, "ogre") == {"x": 3, "y": 2}
+        assert errors == [], errors

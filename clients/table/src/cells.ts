@@ -80,12 +80,12 @@ export function cellField(id: string, name: string, text: string): HTMLElement {
 }
 
 /** Fill a form's fields with what a map click chose (a cell as "x, y") and focus its button,
- * so Enter or a second click sends it. Fields the form does not have are left alone. */
-export function fillForm(form: HTMLFormElement, values: Record<string, unknown>): void {
+ * (with `focus`), so Enter or a second click sends it. Fields the form does not have are left alone. */
+export function fillForm(form: HTMLFormElement, values: Record<string, unknown>, focus = true): void {
   for (const [name, value] of Object.entries(values)) {
     const element = form.elements.namedItem(name);
     if (!(element instanceof HTMLInputElement || element instanceof HTMLSelectElement)) continue;
     element.value = typeof value === "object" && value !== null ? formatCell(value as Cell) : String(value);
   }
-  form.querySelector<HTMLButtonElement>("button[type=submit]")?.focus();
+  if (focus) form.querySelector<HTMLButtonElement>("button[type=submit]")?.focus();
 }

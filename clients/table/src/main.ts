@@ -188,10 +188,10 @@ class Table {
   }
 
   /** A map click fills its action's form (map.ts, cells.ts); a second click on the cell sends. */
-  private pickFromMap({ action, values, send }: Pick): void {
+  private pickFromMap({ action, values, send, focus }: Pick): void {
     const form = this.forms.get(action);
     if (!form) return;
-    fillForm(form, values);
+    fillForm(form, values, focus);
     if (send) form.requestSubmit();
   }
 

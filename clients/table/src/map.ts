@@ -31,6 +31,8 @@ export interface Pick {
   action: ActionOption;
   values: Record<string, unknown>;
   send: boolean;
+  /** Whether to move the keyboard's focus to the form's button. */
+  focus: boolean;
 }
 
 interface Reach {
@@ -163,6 +165,10 @@ function terrainOf(grid: GridMap): Map<string, TerrainKind> {
 let last: { section: HTMLElement; view: MapView; onPick: (pick: Pick) => void } | null = null;
 let chosenToken: string | null = null;
 let selected: string | null = null;
+// The last pick, to fill in again when the page is drawn anew (each event redraws the forms).
+let picked: { action: string; values: Record<string, unknown> } | null = null;
+
+const identity = (a: ActionOption): string => `${a.type}|${a.actor ?? ""}|${a.label}`;
 
 onArmed(() => {
   if (last) redraw();
@@ -171,13 +177,30 @@ onArmed(() => {
 /** Draw the map into `section` (hidden when the encounter has none). */
 export function drawMap(section: HTMLElement, view: MapView, onPick: (pick: Pick) => void): void {
   last = { section, view, onPick };
-  selected = null; // the forms were drawn again: nothing is filled in any more
+  // The forms were drawn again: the last pick is filled in again while its action is still
+  // offered, and the focus the redraw took from its button given back.
+  const focusLost = document.activeElement === null || document.activeElement === document.body;
+  const action = picked ? view.actions.find((a) => identity(a) === picked?.action) : undefined;
+  if (!picked || !action) {
+    picked = null;
+    selected = null;
+  }
   redraw();
+  if (picked && action) onPick({ action, values: picked.values, send: false, focus: focusLost });
+}
+
+function pickNow(action: ActionOption, values: Record<string, unknown>, send: boolean): void {
+  picked = send ? null : { action: identity(action), values };
+  last?.onPick({ action, values, send, focus: true });
 }
 
 function redraw(): void {
   if (!last) return;
-  const { section, view, onPick } = last;
+  const { section, view } = last;
+  // A redraw replaces the cells: the one the keyboard was on gets the focus back.
+  const active = document.activeElement;
+  const hadFocus = active && section.contains(active)
+    ? active.getAttribute("data-cell") ?? active.getAttribute("data-token") : null;
   const grid = gridOf(view.state);
   section.hidden = grid === null;
   if (!grid) {
@@ -198,20 +221,23 @@ function redraw(): void {
 
   const choose = (cell: Cell): void => {
     const k = key(cell);
-    if (fillArmed(cell)) return; // the field's form has the cell; disarming redrew the map
+    if (fillArmed(cell)) {
+      picked = null; // the field's form has the cell; disarming redrew the map
+      return;
+    }
     const again = selected === k;
     if (chosenToken && moveToken) {
       const field = cellFieldOf(moveToken) ?? "to";
       selected = k;
       redraw();
-      onPick({ action: moveToken, values: { combatant_id: chosenToken, [field]: cell }, send: again });
+      pickNow(moveToken, { combatant_id: chosenToken, [field]: cell }, again);
       return;
     }
     const found = reach.get(k);
     if (!found) return;
     selected = k;
     redraw();
-    onPick({ action: found.action, values: { [cellFieldOf(found.action) ?? "to"]: cell }, send: again });
+    pickNow(found.action, { [cellFieldOf(found.action) ?? "to"]: cell }, again);
   };
 
   const cells: SVGElement[] = [];
@@ -292,6 +318,7 @@ function redraw(): void {
       const toggle = (): void => {
         chosenToken = chosen ? null : c.id;
         selected = null;
+        picked = null;
         redraw();
         section.querySelector<SVGElement>(`[data-token="${c.id}"]`)?.focus();
       };
@@ -331,6 +358,9 @@ function redraw(): void {
     h("p", { class: "map-hint", "aria-live": "polite" }, hint),
     legend(grid, terrain, coverMarks.length > 0, reach.size > 0, threat.size > 0, sides, colour),
   );
+  if (hadFocus) {
+    section.querySelector<SVGElement>(`[data-cell="${hadFocus}"][tabindex], [data-token="${hadFocus}"][tabindex]`)?.focus();
+  }
 }
 
 function legend(
