@@ -267,4 +267,24 @@ def test_fifty_two_the_gm_moves_a_token_by_clicking_it_then_a_cell(
             for page in (gm_page, player):
                 expect(page.locator('#map [data-token="ogre"]')).to_have_attribute("data-at", "3,2")
             assert position(gm, "ogre") == {"x": 3, "y": 2}
+
+            # A cell field's own "pick on map": every cell can be chosen, the one clicked
+            # fills the field.
+            form = gm_page.locator("form.action", has=gm_page.locator("[data-action=move-token]"))
+            form.get_by_label("combatant id").select_option("ogre")
+            pick = form.get_by_role("button", name='pick the cell for "to" on the map')
+            pick.click()
+            expect(pick).to_have_attribute("aria-pressed", "true")
+            gm_page.get_by_role("button", name="cell 2, 1: choose").click()
+            expect(form.get_by_label("to", exact=True)).to_have_value("2, 1")
+            expect(pick).to_have_attribute("aria-pressed", "false")
+            form.locator("[data-action=move-token]").click()
+            expect(player.locator('#map [data-token="ogre"]')).to_have_attribute("data-at", "2,1")
+            # Typed, the text fallback: "x, y".
+            form = gm_page.locator("form.action", has=gm_page.locator("[data-action=move-token]"))
+            form.get_by_label("combatant id").select_option("hero")
+            form.get_by_label("to", exact=True).fill("1, 1")
+            form.locator("[data-action=move-token]").click()
+            expect(player.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "1,1")
+            assert position(gm, "hero") == {"x": 1, "y": 1}
         assert errors == [], errors

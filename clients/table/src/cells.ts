@@ -55,6 +55,9 @@ export function onArmed(listener: () => void): void {
 
 export function arm(input: HTMLInputElement | null): void {
   armed = input;
+  for (const button of document.querySelectorAll<HTMLButtonElement>("button.pick-cell")) {
+    button.setAttribute("aria-pressed", String(input !== null && button.dataset.for === input.id));
+  }
   for (const listener of listeners) listener();
 }
 
@@ -74,7 +77,10 @@ export function cellField(id: string, name: string, text: string): HTMLElement {
   const input = h("input", {
     id, name, type: "text", "data-cell": true, size: 7, placeholder: "x, y", autocomplete: "off",
   });
-  const pick = h("button", { type: "button", class: "pick-cell", "aria-label": `pick ${name.replace(/_/g, " ")} on the map` }, "pick on map");
+  const pick = h("button", {
+    type: "button", class: "pick-cell", "data-for": id, "aria-pressed": "false",
+    "aria-label": `pick the cell for "${text}" on the map`,
+  }, "pick on map");
   pick.addEventListener("click", () => arm(armedField() === input ? null : input));
   return h("span", { class: "cell-field" }, h("label", { for: id }, text, " ", input), " ", pick);
 }

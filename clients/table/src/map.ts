@@ -167,6 +167,7 @@ let chosenToken: string | null = null;
 let selected: string | null = null;
 // The last pick, to fill in again when the page is drawn anew (each event redraws the forms).
 let picked: { action: string; values: Record<string, unknown> } | null = null;
+let version = -1; // the encounter's, as last drawn: a new one ends the pick (it was sent, or is stale)
 
 const identity = (a: ActionOption): string => `${a.type}|${a.actor ?? ""}|${a.label}`;
 
@@ -177,6 +178,11 @@ onArmed(() => {
 /** Draw the map into `section` (hidden when the encounter has none). */
 export function drawMap(section: HTMLElement, view: MapView, onPick: (pick: Pick) => void): void {
   last = { section, view, onPick };
+  if (view.summary.version !== version) {
+    version = view.summary.version ?? -1;
+    picked = null;
+    chosenToken = null;
+  }
   // The forms were drawn again: the last pick is filled in again while its action is still
   // offered, and the focus the redraw took from its button given back.
   const focusLost = document.activeElement === null || document.activeElement === document.body;
