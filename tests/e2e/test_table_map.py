@@ -257,6 +257,11 @@ def test_fifty_two_the_gm_moves_a_token_by_clicking_it_then_a_cell(
             ogre = gm_page.get_by_role("button", name=re.compile(r"^Ogre, side enemies, at 5, 3"))
             ogre.click()
             expect(ogre).to_have_attribute("aria-pressed", "true")
+            gm_page.keyboard.press("Escape")  # let go of it, and choose it again
+            expect(ogre).to_have_attribute("aria-pressed", "false")
+            expect(gm_page.locator("#map .cell[role=button]")).to_have_count(0)
+            ogre.click()
+            expect(ogre).to_have_attribute("aria-pressed", "true")
             expect(gm_page.locator("#map .map-hint")).to_contain_text("Moving Ogre")
             gm_page.get_by_role("button", name="cell 3, 2: choose").click()
             form = gm_page.locator("form.action", has=gm_page.locator("[data-action=move-token]"))

@@ -8,7 +8,7 @@
  * cell again asks for the command to be sent. What Fray sent is all it draws. */
 
 import type { components } from "@fray/client";
-import { armedField, fillArmed, isCellSchema, onArmed, type Cell } from "./cells.js";
+import { arm, armedField, fillArmed, isCellSchema, onArmed, type Cell } from "./cells.js";
 import { fill, h } from "./dom.js";
 import "./map.css";
 
@@ -175,8 +175,19 @@ onArmed(() => {
   if (last) redraw();
 });
 
+const listening = new WeakSet<HTMLElement>();
+
 /** Draw the map into `section` (hidden when the encounter has none). */
 export function drawMap(section: HTMLElement, view: MapView, onPick: (pick: Pick) => void): void {
+  if (!listening.has(section)) {
+    // Escape lets go of a chosen token or an armed cell field.
+    listening.add(section);
+    section.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || (!chosenToken && !armedField())) return;
+      chosenToken = null;
+      arm(null); // redraws the map
+    });
+  }
   last = { section, view, onPick };
   if (view.summary.version !== version) {
     version = view.summary.version ?? -1;
@@ -288,6 +299,11 @@ function redraw(): void {
     }
   }
 
+  // The chosen cell's outline on top of its neighbours' (drawn after them, it is not hidden).
+  const [sx, sy] = selected ? selected.split(",").map(Number) : [];
+  const selection = sx !== undefined && sy !== undefined
+    ? s("polygon", { points: g.outline({ x: sx, y: sy }), class: "selection" }) : null;
+
   const coverMarks = coverOf(view.state).map((c) => {
     const [cx, cy] = g.centre(c.cell);
     const size = g.unit * 0.3;
@@ -350,7 +366,7 @@ function redraw(): void {
         s("line", { x1: 0, y1: 0, x2: 0, y2: 8, class: "hatch" })),
       s("pattern", { id: "rough", width: 10, height: 10, patternUnits: "userSpaceOnUse" },
         s("circle", { cx: 3, cy: 3, r: 1.6, class: "dot" }), s("circle", { cx: 8, cy: 8, r: 1.6, class: "dot" }))),
-    ...cells, ...coverMarks, ...tokens,
+    ...cells, selection, ...coverMarks, ...tokens,
   );
 
   const hint = armed ? `Choose a cell on the map for "${armed.name.replace(/_/g, " ")}".`
