@@ -199,10 +199,12 @@ def test_delvers_deep_the_player_moves_on_a_square_map_by_mouse_then_by_keyboard
             expect(player.locator("#map .map-legend")).to_contain_text("impassable")
             fits_the_screen(player)
             # Mouse: the cell, then the walk's button.
-            player.get_by_role("button", name="cell 2, 3: reachable, cost 2").click()
-            form = player.locator("form.action", has=player.get_by_role("button", name='Move 4"'))
+            player.get_by_role("button", name='cell 2, 3: reachable, cost 2, by Move 4"').click()
+            form = player.locator(
+                "form.action", has=player.get_by_role("button", name='Move 4"', exact=True)
+            )
             expect(form.get_by_label("to", exact=True)).to_have_value("2, 3")
-            form.get_by_role("button", name='Move 4"').click()
+            form.get_by_role("button", name='Move 4"', exact=True).click()
             hero = player.locator('#map [data-token="hero"]')
             expect(hero).to_have_attribute("data-at", "2,3")
             assert position(gm, "hero") == {"x": 2, "y": 3}
@@ -224,7 +226,7 @@ def test_delvers_deep_the_player_moves_on_a_square_map_by_mouse_then_by_keyboard
             cell = player.locator(f'#map [data-cell="{goal[0]},{goal[1]}"]')
             expect(cell).to_be_focused()
             player.keyboard.press("Enter")
-            expect(player.get_by_role("button", name='Move 4"')).to_be_focused()
+            expect(player.get_by_role("button", name='Move 4"', exact=True)).to_be_focused()
             player.keyboard.press("Enter")
             expect(player.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "4,3")
             expect(gm_page.locator('#map [data-token="hero"]')).to_have_attribute("data-at", "4,3")

@@ -228,6 +228,7 @@ function redraw(): void {
   const moveToken = view.actions.find((a) => a.type === "move-token") ?? null;
   if (chosenToken && !moveToken?.targets?.includes(chosenToken)) chosenToken = null;
   const reach = reachable(view.actions);
+  const efforts = new Set([...reach.values()].map((r) => r.action)).size;
   const threat = threatened(view.actions, combatants);
   const armed = armedField();
   const anyCell = armed !== null || chosenToken !== null;
@@ -268,6 +269,8 @@ function redraw(): void {
       const words = [`cell ${x}, ${y}`];
       if (kind !== "normal") words.push(kind);
       if (r) words.push(r.cost === null ? "reachable" : `reachable, cost ${r.cost}${feet ? ` (${r.cost * feet} ft)` : ""}`);
+      // Which of several moves reaches it (delvers-deep's walk, jog or sprint).
+      if (r && efforts > 1) words.push(`by ${r.action.label}`);
       if (threat.has(k)) words.push("threatened");
       if (selected === k) words.push("chosen");
       const classes = ["cell", kind, r ? "reachable" : "", threat.has(k) ? "threatened" : "",
