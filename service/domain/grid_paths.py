@@ -198,3 +198,36 @@ def _search_straight(
         return None
     costs = {state: cost for state, (cost, _) in label.items()}
     return straightest(start, ends, preds, costs, line), goal_label[0]
+
+
+def costs_within(
+    grid: GridMap,
+    start: Cell,
+    occupancy: Mapping[Cell, str],
+    mover_side: str,
+    max_cost: int,
+) -> dict[Cell, int]:
+    """Every cell a move from `start` can end on for at most `max_cost`, with the cost of its
+    cheapest path (Dijkstra over the same steps, blocking and costs as `find_path`): what a
+    front end draws as reachable. The start and occupied cells are left out (a move may not
+    end on them); the cells come in reading order."""
+    require_on_map(grid, start)
+    board = _Board(grid, occupancy, mover_side, start)
+    first = (start.x, start.y, 0)
+    best = {first: 0}
+    frontier = [(0, first)]
+    while frontier:
+        cost, state = heapq.heappop(frontier)
+        if cost > best[state]:
+            continue
+        for after, step in board.moves(state):
+            new_cost = cost + step
+            if new_cost <= max_cost and new_cost < best.get(after, max_cost + 1):
+                best[after] = new_cost
+                heapq.heappush(frontier, (new_cost, after))
+    cheapest: dict[Cell, int] = {}
+    for (x, y, _), cost in best.items():
+        cell = Cell(x=x, y=y)
+        if cell != start and cell not in occupancy and cost < cheapest.get(cell, max_cost + 1):
+            cheapest[cell] = cost
+    return dict(sorted(cheapest.items()))

@@ -15,6 +15,10 @@ def common_actions(table: Table, viewer: Actor) -> list[ActionOption]:
             actions.append(ActionOption(type="start-encounter", label="Start the encounter"))
         if table.phase == "running":
             actions.append(ActionOption(type="end-encounter", label="End the encounter"))
+        placed = [c.id for c in table.combatants.values() if c.position is not None]
+        if table.map is not None and placed:
+            # The GM's correction (common.MoveToken): a front end offers the tokens to move.
+            actions.append(ActionOption(type="move-token", label="Move a token", targets=placed))
         if any(c.status == "running" for c in table.clocks.values()):
             actions.append(ActionOption(type="pause-clocks", label="Pause all clocks"))
         if table.clocks_on_hold or any(c.status == "paused" for c in table.clocks.values()):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -96,6 +97,23 @@ async def test_the_page_runs_no_inline_script_and_its_policy_allows_only_fray(ap
     assert policy["frame-ancestors"] == "'none'"
     # A link out of the page does not carry the encounter's address to another site.
     assert page.headers["referrer-policy"] == "no-referrer"
+
+
+@pytest.mark.anyio
+async def test_the_page_has_a_place_for_the_map_and_no_inline_style_to_draw_it(api: Api):
+    """The map (clients/table/src/map.ts) is drawn into its section, hidden while there is no
+    map. The policy allows no inline style, so nothing in the sources sets one: a side's
+    colour is an SVG `fill` attribute, which the policy allows, not a `style`."""
+    page = await api.client.get("/table/enc_x", headers=HTML)
+
+    assert re.search(r'<section id="map" hidden aria-labelledby="h-map">', page.text)
+    policy = page.headers["content-security-policy"]
+    assert "style-src 'self'" in policy and "unsafe-inline" not in policy
+    for source in sorted((PACKAGE / "src").glob("*.ts")):
+        text = source.read_text()
+        assert not re.search(
+            r"""\.style\b|["']?\bstyle["']?\s*:|[{,]\s*style\s*[,}]|setAttribute\(["']style""", text
+        ), source.name
 
 
 @pytest.mark.anyio

@@ -26,7 +26,7 @@ from service.domain.grid import (
     terrain_at,
 )
 from service.domain.grid_lines import line
-from service.domain.grid_paths import Path, find_path
+from service.domain.grid_paths import Path, costs_within, find_path
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -733,3 +733,54 @@ def test_found_paths_are_legal_and_as_cheap_as_possible(
     assert all(occupancy.get(cell, "heroes") == "heroes" for cell in path.cells[1:])
     assert path.cells[-1] == start or goal not in occupancy
     assert find_path(grid, start, goal, occupancy, "heroes", max_cost, straight=straight) == path
+
+
+def reference_costs(grid: GridMap, start: Cell, occupancy: Mapping[Cell, str]) -> dict[Cell, int]:
+    """Every cell's cheapest cost from start: reference_cost's Dijkstra, run to the end."""
+    best = {(start, 0): 0}
+    queue = [(0, start.y, start.x, 0)]
+    while queue:
+        cost, y, x, parity = heapq.heappop(queue)
+        cell = c(x, y)
+        if cost > best[(cell, parity)]:
+            continue
+        for after in neighbours(grid, cell):
+            step = step_cost(grid, cell, after, diagonals_so_far=parity)
+            if step is None or occupancy.get(after, "heroes") != "heroes":
+                continue
+            diagonal = grid.kind == "square" and after.x != x and after.y != y
+            state = (after, (parity + diagonal) % 2)
+            if cost + step < best.get(state, cost + step + 1):
+                best[state] = cost + step
+                heapq.heappush(queue, (cost + step, after.y, after.x, state[1]))
+    out: dict[Cell, int] = {}
+    for (cell, _), cost in best.items():
+        out[cell] = min(cost, out.get(cell, cost))
+    return out
+
+
+@PROPERTY_SETTINGS
+@given(path_problems())
+def test_costs_within_are_the_cells_a_path_reaches_at_its_cost(
+    problem: tuple[GridMap, Cell, Cell, dict[Cell, str], int | None],
+) -> None:
+    """What a front end draws as reachable (`costs_within`) is what a move finds: each cell
+    but the start and the occupied ones, at its cheapest path's cost, when within the limit."""
+    grid, start, _, occupancy, max_cost = problem
+    limit = 6 if max_cost is None else max_cost
+    occupancy = {cell: side for cell, side in occupancy.items() if cell != start}
+    costs = costs_within(grid, start, occupancy, "heroes", limit)
+    expected = {
+        cell: cost
+        for cell, cost in reference_costs(grid, start, occupancy).items()
+        if cell != start and cell not in occupancy and cost <= limit
+    }
+    assert costs == expected
+    assert list(costs) == sorted(costs)
+
+
+def test_costs_within_a_square_map_past_difficult_terrain_and_an_enemy() -> None:
+    grid = square(5, 1, terrain={(1, 0): "difficult"})
+    occupancy = {c(3, 0): "monsters"}
+
+    assert costs_within(grid, c(0, 0), occupancy, "heroes", 4) == {c(1, 0): 2, c(2, 0): 3}

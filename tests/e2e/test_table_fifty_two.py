@@ -182,7 +182,7 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
             adding = gm_page.locator("form.action", has=gm_page.locator(
                 "[data-action=add-combatant]"))  # fmt: skip
             adding.get_by_label("Name").fill("Latecomer")
-            adding.get_by_role("button").click()
+            adding.get_by_role("button", name="Add a combatant").click()
             expect(gm_page.locator("#refusal .code")).to_have_text("combatant/after-start")
             expect(gm_page.locator("#refusal .rule")).to_have_text("(fifty-two §4)")
             expect(gm_page.locator("#refusal strong")).to_contain_text("add them before")

@@ -6,6 +6,7 @@
  * for by the field's type. */
 
 import type { components } from "@fray/client";
+import { cellField, isCellSchema, parseCell } from "./cells.js";
 import { h } from "./dom.js";
 
 type ActionOption = components["schemas"]["ActionOption"];
@@ -36,10 +37,6 @@ function choiceList(value: unknown): value is (string | number | boolean)[] {
   return Array.isArray(value) && value.length > 0 && value.every(scalar);
 }
 
-// Each field's id is its own: one actor may be offered two forms of one type (fifty-two's
-// normal and critical attacks), and a label names its field by id.
-let fields = 0;
-
 /** The command's fields Fray already knows, and the fields left to ask for. */
 export function plan(action: ActionOption): { known: Record<string, unknown>; ask: [string, Schema][] } {
   const schema = (action.params_schema ?? {}) as Schema;
@@ -56,7 +53,9 @@ export function plan(action: ActionOption): { known: Record<string, unknown>; as
     // A list hint for a list field is the value itself (fifty-two's pair: `cards`); for a
     // single value, the choices on offer (fifty-two's column `modifier`: -1, 0 or 1).
     else if (choiceList(hint) && branch(property).type === "array") known[name] = hint;
-    else if (required.has(name) || /target/.test(name) || choiceList(hint)) ask.push([name, property]);
+    else if (required.has(name) || /target/.test(name) || choiceList(hint) || isCellSchema(property)) {
+      ask.push([name, property]);
+    }
   }
   return { known, ask };
 }
@@ -65,9 +64,15 @@ function label(name: string, property: Schema): string {
   return (property.title as string | undefined) ?? name.replace(/_/g, " ");
 }
 
+let serial = 0;
+
 function field(name: string, property: Schema, action: ActionOption, combatants: Named[]): HTMLElement {
   const shape = branch(property);
-  const id = `f-${action.type}-${action.actor ?? "gm"}-${name}-${++fields}`;
+  // Numbered: one actor may be offered one action type more than once (delvers-deep's walk,
+  // jog and sprint; fifty-two's normal and critical attacks), and a label names its field.
+  const id = `f-${action.type}-${action.actor ?? "gm"}-${name}-${++serial}`;
+  // A cell: "x, y" typed, or clicked on the map (cells.ts).
+  if (isCellSchema(property)) return cellField(id, name, label(name, property));
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   // The ruleset's hint of the choices on offer: `options` for the field `option` (a
   // reaction window's answers), else the schema's enum.
@@ -119,6 +124,7 @@ function valueOf(input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaEleme
     return input.value === "" ? undefined : Number(input.value);
   }
   if (input.hasAttribute("data-number")) return Number(input.value);
+  if (input.hasAttribute("data-cell")) return parseCell(input.name, input.value);
   if (input.hasAttribute("data-json")) return input.value.trim() === "" ? undefined : JSON.parse(input.value);
   return input.value === "" ? undefined : input.value;
 }
@@ -145,8 +151,10 @@ export function actionControl(
         const value = valueOf(element);
         if (value !== undefined) command[element.name] = value;
       }
-    } catch {
-      form.append(h("p", { class: "refusal", role: "alert" }, "That field is not JSON."));
+    } catch (error) {
+      const why = error instanceof SyntaxError ? "That field is not JSON." : String((error as Error).message);
+      form.querySelector(".refusal")?.remove();
+      form.append(h("p", { class: "refusal", role: "alert" }, why));
       return;
     }
     send(command);

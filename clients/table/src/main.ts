@@ -10,10 +10,12 @@ import { Fray, FrayError, type EncounterClient, type components } from "@fray/cl
 import { actionControl, type CommandBody } from "./actions.js";
 import { AuditBadge } from "./audit.js";
 import { drawField } from "./cards.js";
-import { keepingFocus } from "./focus.js";
+import { fillForm } from "./cells.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
+import { keepingFocus } from "./focus.js";
 import { GM_CLOCK_ACTIONS, renderClockControls } from "./gm.js";
+import { drawMap, type Pick } from "./map.js";
 import { EventLog } from "./narrate.js";
 import { PROMPTED, renderPrompts } from "./prompts.js";
 import "./table.css";
@@ -23,6 +25,7 @@ type Combatant = components["schemas"]["CombatantSummary"];
 type Pool = components["schemas"]["PoolView"];
 type LegalActions = components["schemas"]["LegalActions"];
 type Event = components["schemas"]["Event"];
+type ActionOption = components["schemas"]["ActionOption"];
 
 const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
 
@@ -78,6 +81,7 @@ class Table {
   private readonly names = new Map<string, string>();
   private readonly eventLog: EventLog;
   private readonly audit: AuditBadge;
+  private readonly forms = new Map<ActionOption, HTMLFormElement>();
 
   constructor(private readonly encounter: EncounterClient) {
     this.eventLog = new EventLog($("log"), encounter, this.names);
@@ -103,6 +107,8 @@ class Table {
         const [encounter, legal] = await Promise.all([this.encounter.get(), this.encounter.legalActions()]);
         this.render(encounter.summary, legal);
         drawField(encounter.state as Record<string, unknown>, this.names);
+        drawMap($("map"), { summary: encounter.summary, state: encounter.state, actions: legal.actions },
+          (pick) => this.pickFromMap(pick));
       } while (this.again);
     })().catch((error: unknown) => this.status(error)).finally(() => { this.refreshing = null; });
     return this.refreshing;
@@ -181,8 +187,13 @@ class Table {
     const named = combatants.map((c) => ({ id: c.id, name: c.name }));
     const send = (command: CommandBody) => void this.send(command);
     const drawnElsewhere = (type: string) => PROMPTED.has(type) || GM_CLOCK_ACTIONS.has(type);
+    this.forms.clear();
     keepingFocus($("actions"), () => fill($("actions"),
-      legal.actions.filter((a) => !drawnElsewhere(a.type)).map((a) => actionControl(a, named, send))));
+      legal.actions.filter((a) => !drawnElsewhere(a.type)).map((a) => {
+        const form = actionControl(a, named, send) as HTMLFormElement;
+        this.forms.set(a, form);
+        return form;
+      })));
     fill($("blocked"), (legal.blocked ?? []).map((b) => h("li", {}, `${this.names.get(b.actor) ?? b.actor}: ${b.reason}`)));
     // Only the GM is offered add-combatant (service/domain/legal.py): the GM's controls.
     const gm = legal.actions.some((a) => a.type === "add-combatant");
@@ -192,6 +203,14 @@ class Table {
       encounter: this.encounter, summary, actions: legal.actions, names: this.names, gm,
       refresh: () => void this.refresh(),
     });
+  }
+
+  /** A map click fills its action's form (map.ts, cells.ts); a second click on the cell sends. */
+  private pickFromMap({ action, values, send, focus }: Pick): void {
+    const form = this.forms.get(action);
+    if (!form) return;
+    fillForm(form, values, focus);
+    if (send) form.requestSubmit();
   }
 
   bindGm(): void {

@@ -8,6 +8,7 @@ from typing import Any
 
 from service.domain.context import Actor, looking_ahead
 from service.domain.frozen import replace
+from service.domain.grid_paths import costs_within
 from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.table import Combatant
@@ -114,7 +115,7 @@ def turn_actions(state: DelversState, cid: str) -> list[ActionOption]:
             "move",
             f'{word} {reach}"',
             {"fort": sprint},
-            params={"sprint": sprint, "distance": reach},
+            params={"sprint": sprint, "distance": reach, **reachable(state, cid, reach)},
         )
     for weapon in stats.weapons:
         if weapon.name in state.unloaded.get(cid, ()):
@@ -158,6 +159,27 @@ def turn_actions(state: DelversState, cid: str) -> list[ActionOption]:
     if allies:
         offer("encourage", "Encourage an ally", {"will": 1}, targets=allies)
     return out
+
+
+def reachable(state: DelversState, cid: str, reach: int) -> dict[str, Any]:
+    """On a map, the cells a move of `reach` inches can end on and what each costs, found as
+    `move` finds its path (delvers-deep 4.1 Movement: 1 cell = 1", past allies but not
+    enemies, terrain costs): what a front end draws and lets a player click. Off the map,
+    nothing."""
+    table = state.table
+    here = table.combatants[cid].position
+    if table.map is None or here is None:
+        return {}
+    occupancy = {
+        c.position: c.side
+        for c in table.combatants.values()
+        if c.position is not None and c.id != cid and not c.out_of_fight
+    }
+    side = table.combatants[cid].side
+    costs = costs_within(table.map, here, occupancy, side, reach)
+    return {
+        "reachable": [{"cell": cell.model_dump(), "cost": cost} for cell, cost in costs.items()]
+    }
 
 
 def _enemies(state: DelversState, me: Combatant) -> list[Combatant]:

@@ -7,7 +7,16 @@ from service.domain.narration import namer
 from service.rules.delvers_deep import RULESET
 from service.rules.delvers_deep.events import EVENTS
 from service.rules.delvers_deep.state import DelversTrigger
-from tests.rules.delvers_deep.given import PLAYER, creature, duel, encounter, only, pc, start
+from tests.rules.delvers_deep.given import (
+    PLAYER,
+    creature,
+    duel,
+    encounter,
+    only,
+    pc,
+    start,
+    state_of,
+)
 
 
 def offered(table, viewer=PLAYER) -> dict[str, list]:
@@ -189,3 +198,33 @@ def test_with_hidden_health_a_player_sees_its_hit_land_but_not_its_damage_anywhe
     assert RULESET.redact_event(rolled, GM, table.state) == rolled.to_dict()
     assert RULESET.summary(table.state, GM).reaction_windows[0].trigger["damage"] == 3
     DelversTrigger.model_validate(opened.data["trigger"])
+
+
+def test_on_a_map_each_move_lists_the_cells_it_reaches_with_their_cost():
+    """delvers-deep 4.1 Movement: 3" for a small PC, 5" jogging; 1 cell = 1", difficult
+    terrain costs double, an enemy's cell blocks and no move ends on an occupied cell."""
+    table = encounter()
+    table.send(
+        {"type": "set-map", "map": {"kind": "square", "width": 10, "height": 1, "terrain": [
+            {"cell": [2, 0], "terrain": {"kind": "difficult"}}]}}
+    )  # fmt: skip
+    pc(table, "hero", size="small", position=(0, 0))
+    creature(table, "foe", position=(5, 0))
+    start(table, 3)
+
+    walk, jog, sprint = offered(table)["move"]
+
+    def cells(option):
+        return [((r["cell"]["x"], r["cell"]["y"]), r["cost"]) for r in option.params["reachable"]]
+
+    assert cells(walk) == [((1, 0), 1), ((2, 0), 3)]
+    assert cells(jog) == [((1, 0), 1), ((2, 0), 3), ((3, 0), 4), ((4, 0), 5)]
+    assert cells(sprint) == cells(jog)  # the foe at (5, 0) blocks the way on
+    table.send({"type": "move", "combatant_id": "hero", "to": [4, 0], "sprint": 1}, actor=PLAYER)
+    assert state_of(table).table.combatants["hero"].position.x == 4
+
+
+def test_off_the_map_a_move_lists_no_cells():
+    table = duel()
+
+    assert all("reachable" not in o.params for o in offered(table)["move"])

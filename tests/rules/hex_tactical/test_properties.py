@@ -83,10 +83,19 @@ FALLIBLE = frozenset(
         "pass-enemy",  # a random destination
         "place-cover",  # a random, maybe occupied cell
         "set-awareness",  # maybe of oneself
+        "move-token",  # a random, maybe occupied or walled-off cell
     }
 )
 TABLE_TALK = frozenset(
-    {"place-cover", "remove-cover", "set-awareness", "call-check", "pass-enemy", "surrender"}
+    {
+        "place-cover",
+        "remove-cover",
+        "set-awareness",
+        "call-check",
+        "pass-enemy",
+        "surrender",
+        "move-token",
+    }
 )
 SKIP = frozenset({"add-combatant", "start-encounter", "end-encounter", "pause-clocks", "roll"})
 ANYTHING = (
@@ -227,6 +236,9 @@ class HexPlay(RuleBasedStateMachine):
                 command["boons"] = data.draw(st.integers(0, 2))
             case "pass-enemy":
                 command["enemy"] = self.pick(data, option.targets)
+                command["to"] = self.a_cell(data)
+            case "move-token":
+                command["combatant_id"] = self.pick(data, option.targets)
                 command["to"] = self.a_cell(data)
             case "resume-clocks":
                 pass
