@@ -72,12 +72,25 @@ class EncounterCreated(BaseModel):
     gm_token_expires_at: str = Field(json_schema_extra={"format": "date-time"})
 
 
+class Viewer(BaseModel):
+    """Who the credential reads as: what a front end needs to know which controls to draw."""
+
+    id: str = Field(description="The actor's id, as events' `actor.id` name it.")
+    role: Literal["gm", "player", "observer", "auditor"] = Field(
+        description="A tenant key reads as the GM of its encounters."
+    )
+    combatants: list[str] = Field(
+        description="The combatants it acts for (a player's); the GM acts for every one."
+    )
+
+
 class Encounter(BaseModel):
     encounter_id: str
     ruleset: str
     version: int
     summary: EncounterSummary
     state: dict[str, Any] = Field(description="The ruleset's full state, as the viewer may see.")
+    viewer: Viewer = Field(description="Who is looking: the credential's role and combatants.")
 
 
 class EncounterItem(BaseModel):

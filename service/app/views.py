@@ -34,6 +34,7 @@ def encounter_view(loaded: Loaded, actor: Actor, encounter_id: str) -> dict[str,
             mode="json"
         ),
         "state": loaded.ruleset.redact_state(loaded.state, actor),
+        "viewer": actor.to_dict(),
     }
 
 

@@ -294,6 +294,18 @@ async def test_a_retried_command_id_is_a_duplicate_and_appends_nothing(gql, enco
     assert await gql.version(encounter_id, gm) == first["version"]
 
 
+async def test_an_encounter_says_who_is_looking(gql, encounter_id):
+    gm = await gql.skirmish(encounter_id)
+    player = await gql.mint(encounter_id, gm, "player", "bramli")
+    query = "query($id: String!) { encounter(id: $id) { viewer { id role combatants } } }"
+
+    as_player = (await gql.data(query, player, id=encounter_id))["encounter"]["viewer"]
+    as_key = (await gql.data(query, KEY, id=encounter_id))["encounter"]["viewer"]
+
+    assert as_player["role"] == "player" and as_player["combatants"] == ["bramli"]
+    assert as_key["role"] == "gm" and as_key["combatants"] == []
+
+
 async def test_a_rule_violation_is_data_and_appends_nothing(gql, encounter_id):
     gm = await gql.skirmish(encounter_id)
     before = await gql.version(encounter_id, gm)

@@ -72,6 +72,23 @@ async def test_role_by_operation(
         assert response.json()["error"]["code"] == "auth/forbidden"
 
 
+async def test_each_role_reads_who_it_is_on_the_encounter(api: Api, encounter_id: str) -> None:
+    """`viewer`: what a front end needs to know which controls to draw (the table view's
+    GM section), without guessing from the legal actions."""
+    f = await fight(api, encounter_id)
+    seen = {}
+    for role in ROLES:
+        response = await api.get(f.path, credential_of(f, role))
+        seen[role] = response.json()["viewer"]
+
+    assert {role: v["role"] for role, v in seen.items()} == {
+        "gm": "gm", "player": "player", "observer": "observer", "auditor": "auditor",
+        "tenant-key": "gm",
+    }  # fmt: skip
+    assert seen["player"]["combatants"] == [f.acting]
+    assert seen["tenant-key"]["id"].startswith("tenant:")
+
+
 async def test_a_gm_token_mints_tokens_that_work(api: Api, encounter_id: str) -> None:
     f = await fight(api, encounter_id)
     response = await api.client.post(

@@ -2,9 +2,10 @@
 context, play the seed's opening (docs/rules/fifty-two.md §2 to §5.4) for two combatants:
 the initiative from table dice, the Allies' player choosing the columns from a list, the GM
 dealing from the page, the field of cards on both pages, a pair removed for a critical
-opportunity and the critical attack executed, a condition, the §4.5 decision clock, a
-refusal with its rule, the turn ended. The dice and the deck come from the encounter's own
-seed (given at creation), so the fight is the same on every run. Evans's health is hidden
+opportunity and the critical attack executed, a condition, the §4.5 decision clock, no
+combatant offered to add once the field is dealt (§4), a refusal, the turn ended. The
+dice and the deck come from the encounter's own seed (given at creation), so the fight is
+the same on every run. Evans's health is hidden
 from the player (`hide_enemy_health`): it is a number found nowhere else in the fight, and
 the player's whole DOM is searched for it and for what the blow left."""
 
@@ -177,15 +178,15 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
             for page in (gm_page, player):
                 expect(page.locator("[data-combatant=alice] .conditions")).to_contain_text("shaken")
 
-            # A refusal shows its message and its rule: fifty-two deals the field for the
-            # combatants at the start, so the GM's late combatant is refused (§4).
-            adding = gm_page.locator("form.action", has=gm_page.locator(
-                "[data-action=add-combatant]"))  # fmt: skip
-            adding.get_by_label("Name").fill("Latecomer")
-            adding.get_by_role("button", name="Add a combatant").click()
-            expect(gm_page.locator("#refusal .code")).to_have_text("combatant/after-start")
-            expect(gm_page.locator("#refusal .rule")).to_have_text("(fifty-two §4)")
-            expect(gm_page.locator("#refusal strong")).to_contain_text("add them before")
+            # fifty-two deals the field for the combatants at the start (§4): once it has,
+            # the GM is not offered a combatant to add. A refusal shows its message and code:
+            # the GM rewinds to a version that is not past.
+            expect(gm_page.locator("[data-action=add-combatant]")).to_have_count(0)
+            head = gm.state()["version"]
+            gm_page.get_by_label("Rewind to version").fill(str(head + 5))
+            gm_page.get_by_role("button", name="Rewind").click()
+            expect(gm_page.locator("#refusal .code")).to_have_text("rewind/not-in-past")
+            expect(gm_page.locator("#refusal strong")).not_to_be_empty()
 
             # The player ends Alice's turn: Evans acts, on both pages.
             player.get_by_role("button", name="End the turn").click()

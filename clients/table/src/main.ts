@@ -105,7 +105,7 @@ class Table {
       do {
         this.again = false;
         const [encounter, legal] = await Promise.all([this.encounter.get(), this.encounter.legalActions()]);
-        this.render(encounter.summary, legal);
+        this.render(encounter.summary, legal, encounter.viewer.role === "gm");
         drawField(encounter.state as Record<string, unknown>, this.names);
         drawMap($("map"), { summary: encounter.summary, state: encounter.state, actions: legal.actions },
           (pick) => this.pickFromMap(pick));
@@ -156,7 +156,7 @@ class Table {
     }
   }
 
-  private render(summary: Summary, legal: LegalActions): void {
+  private render(summary: Summary, legal: LegalActions, gm: boolean): void {
     this.summary = summary;
     const combatants = summary.combatants ?? [];
     for (const c of combatants) this.names.set(c.id, c.name);
@@ -195,8 +195,7 @@ class Table {
         return form;
       })));
     fill($("blocked"), (legal.blocked ?? []).map((b) => h("li", {}, `${this.names.get(b.actor) ?? b.actor}: ${b.reason}`)));
-    // Only the GM is offered add-combatant (service/domain/legal.py): the GM's controls.
-    const gm = legal.actions.some((a) => a.type === "add-combatant");
+    // The encounter says who is looking (`viewer`): the GM's controls for the GM only.
     $("gm").hidden = !gm;
     renderClockControls($("gm-clocks"), legal.actions, send);
     renderPrompts($("prompts"), {

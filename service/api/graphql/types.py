@@ -146,6 +146,17 @@ class NarrationConnection:
         return [edge.node for edge in self.edges]
 
 
+@strawberry.type(description="Who the credential reads as: which controls a front end draws.")
+class Viewer:
+    id: str = strawberry.field(description="The actor's id, as events' `actor.id` name it.")
+    role: str = strawberry.field(
+        description="gm, player, observer or auditor; a tenant key reads as the GM."
+    )
+    combatants: list[str] = strawberry.field(
+        description="The combatants it acts for (a player's); the GM acts for every one."
+    )
+
+
 @strawberry.type(description="An encounter as the viewer may see it.")
 class Encounter:
     id: str
@@ -166,6 +177,11 @@ class Encounter:
     @fields.field("The full ruleset-specific state, less what you may not see.")
     def state(self) -> JSON:
         return JSON(self._loaded.ruleset.redact_state(self._loaded.state, self._actor))
+
+    @fields.field("Who is looking: the credential's role and combatants.")
+    def viewer(self) -> Viewer:
+        actor = self._actor
+        return Viewer(id=actor.id, role=actor.role, combatants=sorted(actor.combatants))
 
     @fields.field("What you may do now, so a front end can draw buttons.")
     def legal_actions(self) -> list[ActionOptionType]:

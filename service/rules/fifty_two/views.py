@@ -72,6 +72,10 @@ def symbol(card: Card | str) -> str:
 
 def legal_actions(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
     actions = common_actions(state.table, viewer)
+    if state.phase != "setup":
+        # §4: the field is dealt for the combatants at the start, so none joins after it
+        # (decide refuses `combatant/after-start`): the GM is not offered one to add.
+        actions = [a for a in actions if a.type != "add-combatant"]
     if viewer.role in ("observer", "auditor"):
         return actions
     table = state.table

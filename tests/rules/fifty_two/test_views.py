@@ -148,6 +148,18 @@ def test_holding_is_offered_only_before_acting():
     assert options(table, HERO, "hold-action") == []
 
 
+def test_the_gm_is_offered_a_combatant_to_add_only_before_the_deal():
+    """§4: the field is dealt for the combatants at the start; decide refuses a later one
+    (`combatant/after-start`), so legal actions stop offering it."""
+    table = encounter()
+    add(table, "hero", "allies")
+    assert "add-combatant" in kinds(table, GM)
+
+    table = duel(*SEED_ROW_FIELD)
+
+    assert "add-combatant" not in kinds(table, GM)
+
+
 def test_nobody_else_is_offered_the_acting_combatants_actions():
     table = seed_opening()
 

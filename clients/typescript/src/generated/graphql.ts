@@ -935,6 +935,8 @@ export interface Encounter {
   summary: EncounterSummary;
   /** The full ruleset-specific state, less what you may not see. */
   state: unknown;
+  /** Who is looking: the credential's role and combatants. */
+  viewer: Viewer;
   /** What you may do now, so a front end can draw buttons. */
   legalActions: Array<ActionOption>;
   /** Which of your combatants must wait now, and why (combat-ii: a winner while the initiative losers declare): what `legalActions` leaves out. */
@@ -1870,6 +1872,16 @@ export interface UpdateCombatantInput {
   side?: string | null;
   controller?: string | null;
   stats?: unknown | null;
+}
+
+/** Who the credential reads as: which controls a front end draws. */
+export interface Viewer {
+  /** The actor's id, as events' `actor.id` name it. */
+  id: string;
+  /** gm, player, observer or auditor; a tenant key reads as the GM. */
+  role: string;
+  /** The combatants it acts for (a player's); the GM acts for every one. */
+  combatants: Array<string>;
 }
 
 /** A webhook subscription, without its secret. */

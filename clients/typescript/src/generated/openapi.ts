@@ -711,6 +711,8 @@ export interface components {
             state: {
                 [key: string]: unknown;
             };
+            /** @description Who is looking: the credential's role and combatants. */
+            viewer: components["schemas"]["Viewer"];
         };
         /**
          * EncounterAudit
@@ -1412,6 +1414,28 @@ export interface components {
              * Format: date-time
              */
             expires_at: string;
+        };
+        /**
+         * Viewer
+         * @description Who the credential reads as: what a front end needs to know which controls to draw.
+         */
+        Viewer: {
+            /**
+             * Id
+             * @description The actor's id, as events' `actor.id` name it.
+             */
+            id: string;
+            /**
+             * Role
+             * @description A tenant key reads as the GM of its encounters.
+             * @enum {string}
+             */
+            role: "gm" | "player" | "observer" | "auditor";
+            /**
+             * Combatants
+             * @description The combatants it acts for (a player's); the GM acts for every one.
+             */
+            combatants: string[];
         };
         /**
          * Webhook
