@@ -178,3 +178,46 @@ def test_a_gm_and_a_player_play_a_hex_fight_through_the_table_view(
             for page in (gm_page, player):
                 page.goto("about:blank")  # closes the follow: `fray serve` waits for it
     assert errors == [], errors
+
+
+def test_an_observer_watches_the_fight_live_with_no_controls_and_no_hidden_health(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    """An observer's token opens the same page: the fight, live, as observers may see it
+    (docs/api.md, roles): no action, no GM section, no prompt, and with `hide_enemy_health`
+    every side's health a word, since an observer is on none."""
+    errors: list[str] = []
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm, _ = set_up(client, encounter_id)
+        minted = client.post(
+            f"/v1/encounters/{encounter_id}/tokens", headers=bearer(gm.token),
+            json={"role": "observer", "subject": "rail"},
+        )  # fmt: skip
+        assert minted.status_code == 201, minted.text
+        watcher = opened(browser, f"{fray}/table/{encounter_id}#token={minted.json()['token']}",
+                         errors)  # fmt: skip
+        try:
+            (first,) = acting(gm)
+            expect(watcher.locator("#turn")).to_contain_text(f"acting: {first.title()}")
+            for cid in ("hero", "brute"):
+                expect(watcher.locator(f"[data-combatant={cid}] .health-word")).not_to_be_empty()
+                expect(watcher.locator(f"[data-combatant={cid}] progress")).to_have_count(0)
+            expect(watcher.locator("#actions form")).to_have_count(0)
+            expect(watcher.locator("#gm")).to_be_hidden()
+            # Live: the GM ends the turn over the API, and the observer's page follows.
+            gm.send({"type": "end-turn", "combatant_id": first})
+            (second,) = {"hero", "brute"} - {first}
+            expect(watcher.locator("#turn")).to_contain_text(f"acting: {second.title()}")
+            expect(watcher.locator("#log li").first).to_have_attribute(
+                "data-version", str(gm.state()["version"])
+            )
+            expect(watcher.locator("#prompts > *")).to_have_count(0)
+            expect(watcher.locator("[data-combatant=hero]")).not_to_contain_text("24")
+            assert str(HP) not in watcher.content()
+        finally:
+            watcher.goto("about:blank")
+    assert errors == [], errors
