@@ -62,10 +62,12 @@ def exited(process: subprocess.Popen[str]) -> int:
 
 def refused_or_draining(url: str) -> bool:
     """A new connection is refused; one accepted before the listener closed is told the
-    instance is draining. Never ready."""
+    instance is draining. Never ready. A connection the kernel queued just as the listener
+    closed, and reset unanswered when it closed, was refused too (a ReadError, or a
+    RemoteProtocolError where the close came before any byte was read)."""
     try:
         answer = httpx.get(f"{url}/readyz", timeout=5)
-    except httpx.ConnectError:
+    except (httpx.ConnectError, httpx.ReadError, httpx.RemoteProtocolError):
         return True
     assert answer.status_code == 503, answer.text
     assert answer.json()["error"]["code"] == "server/shutting-down"
