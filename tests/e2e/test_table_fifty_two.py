@@ -6,7 +6,8 @@ opportunity and the critical attack executed, a condition, the §4.5 decision cl
 refusal with its rule, the turn ended. The dice and the deck come from the encounter's own
 seed (given at creation), so the fight is the same on every run. Evans's health is hidden
 from the player (`hide_enemy_health`): it is a number found nowhere else in the fight, and
-the player's whole DOM is searched for it and for what the blow left."""
+the player's whole DOM is searched for it and for what the blow left. Evans's Fireball at
+Alice waits for her Reflex save (§8), which her player answers from its prompt."""
 
 from __future__ import annotations
 
@@ -222,6 +223,19 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
 FIREBALL = {"name": "Fireball", "instantaneous": True, "damage": "6d6", "reflex_dc": 15}
 
 
+def fireball_at_alice(client: httpx.Client, encounter_id: str) -> tuple[Gm, str]:
+    """Evans wins the initiative (Alice 1 + 5, Evans 20 + 6) and casts his Fireball at Alice
+    on his first action: it waits for her Reflex save (§8). Returns the GM and Alice's
+    player's token."""
+    gm, alices = set_up(client, encounter_id, [1, 20], evans={"spells": [FIREBALL]})
+    gm.send({"type": "choose-columns", "modifier": 0})
+    gm.send({"type": "deal"})
+    gm.send({"type": "cast", "combatant_id": "evans", "spell": "Fireball", "target": "alice"})
+    pending = gm.state()["state"]["pending_spell"]
+    assert pending == {"caster": "evans", "spell": "Fireball", "target": "alice"}, pending
+    return gm, alices
+
+
 @pytest.mark.table_screenshots
 def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
@@ -238,15 +252,7 @@ def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
         fray_worker(redis_url, queue_url),
         httpx.Client(base_url=fray, timeout=30) as client,
     ):
-        gm, alices = set_up(client, encounter_id, [1, 20], evans={"spells": [FIREBALL]})
-        gm.send({"type": "choose-columns", "modifier": 0})
-        gm.send({"type": "deal"})
-        gm.send({"type": "cast", "combatant_id": "evans", "spell": "Fireball", "target": "alice"})
-        assert gm.state()["state"]["pending_spell"] == {
-            "caster": "evans",
-            "spell": "Fireball",
-            "target": "alice",
-        }
+        gm, alices = fireball_at_alice(client, encounter_id)
         table = f"{fray}/table/{encounter_id}"
         gm_page = opened(browser, f"{table}#token={gm.token}", errors)
         player = opened(browser, f"{table}#token={alices}", errors, width=390)
