@@ -268,10 +268,11 @@ def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
                 "Alice's points this round (Alice has not acted yet, §8.2); cover in reach "
                 "takes 1 off (§8.3). Taking it costs nothing: the spell lands in full."
             )
-            # §4.5's clock is Evans's turn's, not Alice's answer's.
+            # §4.5's clock is Evans's turn's, not Alice's answer's (§8: the save is not timed).
             expect(player.locator("#clocks li")).to_contain_text("Evans's decision (running)")
             expect(prompt.locator(".untimed")).to_have_text(
-                "Not timed: the fight waits for this answer."
+                "Not timed: the fight waits for this answer (the clock running, Evans's "
+                "decision, times the turn, not this save)."
             )
             expect(prompt.locator(".waiting")).to_have_count(0)
             expect(prompt.get_by_role("button", name="Attempt the save")).to_be_visible()

@@ -163,9 +163,9 @@ export function renderPrompts(root: HTMLElement, host: PromptHost): void {
     wanted.push([JSON.stringify(["roll", a.actor, a.params]), () => dicePrompt(a, host)]);
   }
   for (const a of host.actions.filter((x) => x.type === "reflex-save")) {
-    const clock = (host.summary.clocks ?? []).find((c) => c.status === "running" && c.owner === a.actor);
-    wanted.push([JSON.stringify(["reflex", a.actor, a.params, clock?.deadline]), () => reflexPrompt(a, {
-      summary: host.summary, names: host.names, gm: host.gm, deadline: deadlineOf,
+    const running = (host.summary.clocks ?? []).find((c) => c.status === "running")?.label;
+    wanted.push([JSON.stringify(["reflex", a.actor, a.params, running]), () => reflexPrompt(a, {
+      summary: host.summary, names: host.names, gm: host.gm,
       send: (form, command) => void sending(host, form, command),
     })]);
   }

@@ -26,7 +26,6 @@ export interface ReflexHost {
   names: Map<string, string>;
   gm: boolean;
   send: (form: HTMLElement, command: Record<string, unknown>) => void;
-  deadline: (deadline: string | null | undefined) => HTMLElement | null;
 }
 
 const points = (n: number): string => `${n} action point${n === 1 ? "" : "s"}`;
@@ -52,9 +51,9 @@ export function reflexPrompt(action: ActionOption, host: ReflexHost): HTMLElemen
   const combatant = action.actor ?? "";
   const target = host.names.get(combatant) ?? combatant;
   const heading = `reflex-${combatant}`;
-  // §4.5's decision clock belongs to turns: it times this answer only when it is the
-  // target's own clock that runs.
-  const clock = (host.summary.clocks ?? []).find((c) => c.status === "running" && c.owner === combatant);
+  // The save is not timed (docs/rules/fifty-two.md §8): §4.5's decision clock times the
+  // acting combatant's turn, and its running out ends that turn, not the wait for this answer.
+  const clock = (host.summary.clocks ?? []).find((c) => c.status === "running");
   const controller = (host.summary.combatants ?? []).find((c) => c.id === combatant)?.controller;
   const cover = h("input", {
     type: "number", min: 0, max: 200, step: 1, value: p.step_feet, id: `${heading}-cover`,
@@ -89,7 +88,8 @@ export function reflexPrompt(action: ActionOption, host: ReflexHost): HTMLElemen
   group.addEventListener("submit", (event) => { event.preventDefault(); withCover.click(); });
   return h("section", { class: "prompt reflex", role: "dialog", "aria-labelledby": heading, "data-reflex": combatant },
     h("h3", { id: heading }, reflexHeading(p, target, host.names)),
-    clock ? host.deadline(clock.deadline) : h("p", { class: "untimed" }, "Not timed: the fight waits for this answer."),
+    h("p", { class: "untimed" }, "Not timed: the fight waits for this answer",
+      clock ? ` (the clock running, ${clock.label}, times the turn, not this save).` : "."),
     host.gm ? h("p", { class: "waiting" }, `waiting for: ${target}${controller ? ` (${controller})` : ""}`) : null,
     h("p", { class: "cost" }, costs(p, target)),
     group);
