@@ -82,9 +82,12 @@ export function reflexPrompt(action: ActionOption, host: ReflexHost): HTMLElemen
       `a dive that leaves ${target} prone (standing up costs an action point).`),
     h("p", { class: "refusal", role: "alert" }));
   // Fray checks the distance (and names the limit when it is out of reach), not the browser.
-  withCover.addEventListener("click", () => host.send(group, {
-    type: "reflex-save", combatant_id: combatant, attempt: true, cover_feet: Number(cover.value),
-  }));
+  withCover.addEventListener("click", () => {
+    if (cover.value === "") return; // no distance typed: not "0 feet away"
+    host.send(group, {
+      type: "reflex-save", combatant_id: combatant, attempt: true, cover_feet: Number(cover.value),
+    });
+  });
   group.addEventListener("submit", (event) => { event.preventDefault(); withCover.click(); });
   return h("section", { class: "prompt reflex", role: "dialog", "aria-labelledby": heading, "data-reflex": combatant },
     h("h3", { id: heading }, reflexHeading(p, target, host.names)),
