@@ -7,10 +7,12 @@ browser against a real `fray serve`:
   fifty-two (the field of cards);
 - a player ends a turn and submits an attack form with Tab, Shift+Tab and Enter only, and
   the focused control is drawn with a visible focus (a :focus-visible style that applies);
+- fifty-two's Reflex save prompt: no serious violation, answered with Tab and Enter;
 - at 390 px no page scrolls sideways and every action button is inside the viewport."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,6 +113,40 @@ def test_axe_finds_no_serious_violation_on_the_field_of_cards(
         expect(player.locator("#field .card").first).to_be_visible()
         expect(player.locator("[data-action=remove-card]").first).to_be_visible()
         assert violations(player, axe) == []
+    finally:
+        player.goto("about:blank")
+    assert errors == [], errors
+
+
+def test_a_player_answers_fifty_twos_reflex_save_with_the_keyboard_only(
+    fray: str, client: httpx.Client, encounter_id: str, browser: Browser, axe: Path
+) -> None:
+    """The Reflex save prompt (fifty-two §8): no serious violation, and Tab reaches the
+    cover field, where Enter sends the save with cover 0 feet away (a step, §8.3). The
+    seed's d20 fails the save; a step leaves Alice standing."""
+    errors: list[str] = []
+    gm, player_token = fifty_two.fireball_at_alice(client, encounter_id)
+    player = opened(browser, f"{fray}/table/{encounter_id}#token={player_token}", errors,
+                    390, True)  # fmt: skip
+    try:
+        prompt = player.get_by_role("dialog", name=re.compile("^Reflex save: Evans casts"))
+        expect(prompt).to_be_visible()
+        assert violations(player, axe) == []
+        tab_to(player, "Attempt the save")
+        player.keyboard.press("Tab")
+        expect(player.locator(":focus")).to_have_attribute("name", "cover_feet")
+        assert focus_visible(player)
+        player.keyboard.press("Control+A")
+        player.keyboard.type("0")
+        expect(prompt.get_by_role("button", name="Attempt, with cover 0 ft away")).to_be_visible()
+        player.keyboard.press("Enter")
+        expect(player.locator("#log")).to_contain_text(
+            "Evans's Fireball takes effect on Alice for 25 damage (Reflex save failed)."
+        )
+        expect(player.locator("#prompts .prompt")).to_have_count(0)
+        expect(player.locator("[data-combatant=alice] .conditions")).to_have_count(0)
+        took = [e["data"] for e in gm_events(gm) if e["type"] == "spell-took-effect"]
+        assert [(t["save"], t["prone"], t["save_cost"]) for t in took] == [("failed", False, 0)]
     finally:
         player.goto("about:blank")
     assert errors == [], errors

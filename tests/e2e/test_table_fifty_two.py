@@ -7,7 +7,8 @@ combatant offered to add once the field is dealt (§4), a refusal, the turn ende
 dice and the deck come from the encounter's own seed (given at creation), so the fight is
 the same on every run. Evans's health is hidden
 from the player (`hide_enemy_health`): it is a number found nowhere else in the fight, and
-the player's whole DOM is searched for it and for what the blow left."""
+the player's whole DOM is searched for it and for what the blow left. Evans's Fireball at
+Alice waits for her Reflex save (§8), which her player answers from its prompt."""
 
 from __future__ import annotations
 
@@ -38,10 +39,15 @@ def combatant(name: str, **stats: Any) -> dict[str, Any]:
 
 
 def set_up(
-    client: httpx.Client, encounter_id: str, initiative: list[int] = INITIATIVE, **options: Any
+    client: httpx.Client,
+    encounter_id: str,
+    initiative: list[int] = INITIATIVE,
+    evans: dict[str, Any] | None = None,
+    **options: Any,
 ) -> tuple[Gm, str]:
-    """Alice (the player's) and Evans in each other's range, Evans's health hidden from the
-    player; the initiative rolled. Returns the GM and the player's token."""
+    """Alice (the player's) and Evans (with `evans` added to his stats) in each other's
+    range, Evans's health hidden from the player; the initiative rolled. Returns the GM and
+    the player's token."""
     options = {"hide_enemy_health": True, "dice": "mixed", "decision_seconds": 600, **options}
     created = client.post(
         "/v1/encounters", headers=bearer(KEY),
@@ -51,20 +57,27 @@ def set_up(
     assert created.status_code == 201, created.text
     gm = Gm(client, encounter_id, created.json()["gm_token"])
     gm.send(combatant("alice"))
-    gm.send(combatant("evans", hp=HP, surprise=False))  # no surprise round (§4.1)
+    gm.send(combatant("evans", hp=HP, surprise=False, **(evans or {})))  # no surprise (§4.1)
     for cid, opponent in (("alice", "evans"), ("evans", "alice")):
         gm.send({"type": "set-range", "combatant_id": cid, "opponents": [opponent]})
-    minted = client.post(
-        f"/v1/encounters/{encounter_id}/tokens", headers=bearer(gm.token),
-        json={"role": "player", "combatants": ["alice"], "subject": "pat"},
-    )  # fmt: skip
-    assert minted.status_code == 201, minted.text
+    minted = player_token(client, gm, "alice")
     answer = client.post(
         f"/v1/encounters/{encounter_id}/commands", headers=bearer(gm.token),
         json={"command": {"type": "start-encounter"}, "dice": initiative},
     )  # fmt: skip
     assert answer.status_code == 201, answer.text
-    return gm, minted.json()["token"]
+    return gm, minted
+
+
+def player_token(client: httpx.Client, gm: Gm, combatant: str, subject: str = "pat") -> str:
+    """A player's token for one combatant."""
+    minted = client.post(
+        f"/v1/encounters/{gm.encounter_id}/tokens", headers=bearer(gm.token),
+        json={"role": "player", "combatants": [combatant], "subject": subject},
+    )  # fmt: skip
+    assert minted.status_code == 201, minted.text
+    token: str = minted.json()["token"]
+    return token
 
 
 def evans_health(gm: Gm) -> int:
@@ -204,5 +217,111 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
             assert str(HP) in gm_page.content()
         finally:
             for page in (gm_page, player):
+                page.goto("about:blank")
+    assert errors == [], errors
+
+
+FIREBALL = {"name": "Fireball", "instantaneous": True, "damage": "6d6", "reflex_dc": 15}
+
+
+def fireball_at_alice(client: httpx.Client, encounter_id: str) -> tuple[Gm, str]:
+    """Evans wins the initiative (Alice 1 + 5, Evans 20 + 6) and casts his Fireball at Alice
+    on his first action: it waits for her Reflex save (§8). Returns the GM and Alice's
+    player's token."""
+    gm, alices = set_up(client, encounter_id, [1, 20], evans={"spells": [FIREBALL]})
+    gm.send({"type": "choose-columns", "modifier": 0})
+    gm.send({"type": "deal"})
+    gm.send({"type": "cast", "combatant_id": "evans", "spell": "Fireball", "target": "alice"})
+    pending = gm.state()["state"]["pending_spell"]
+    assert pending == {"caster": "evans", "spell": "Fireball", "target": "alice"}, pending
+    return gm, alices
+
+
+@pytest.mark.table_screenshots
+def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    """§8: Evans (the GM's) wins the initiative and casts his Fireball at Alice; it waits for
+    her Reflex save. Alice's player sees the prompt in words, with what it costs (§8.1, §8.2)
+    and the cover field (§8.3); cover 15 feet away is out of her reach (STR +4: a dive of 10
+    feet at most) and Fray's refusal shows in the prompt; 10 feet is a dive, and the spell
+    lands with Alice prone. The GM's page waits for Alice; the page of a player who controls
+    only the caster shows no prompt. The save's d20 and the damage come from the seed."""
+    errors: list[str] = []
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        gm, alices = fireball_at_alice(client, encounter_id)
+        table = f"{fray}/table/{encounter_id}"
+        gm_page = opened(browser, f"{table}#token={gm.token}", errors)
+        player = opened(browser, f"{table}#token={alices}", errors, width=390)
+        casters = opened(
+            browser, f"{table}#token={player_token(client, gm, 'evans', 'quinn')}", errors
+        )
+        try:
+            heading = "Reflex save: Evans casts Fireball at Alice (DC 15)"
+            prompt = player.get_by_role("dialog", name=heading)
+            expect(prompt).to_be_visible()
+            expect(prompt.locator(".cost")).to_have_text(
+                "Attempting costs 1 action point, and 1 more if the save succeeds, from "
+                "Alice's points this round (Alice has not acted yet, §8.2); cover in reach "
+                "takes 1 off (§8.3). Taking it costs nothing: the spell lands in full."
+            )
+            # §4.5's clock is Evans's turn's, not Alice's answer's (§8: the save is not timed).
+            expect(player.locator("#clocks li")).to_contain_text("Evans's decision (running)")
+            expect(prompt.locator(".untimed")).to_have_text(
+                "Not timed: the fight waits for this answer (the clock running, Evans's "
+                "decision, times the turn, not this save)."
+            )
+            expect(prompt.locator(".waiting")).to_have_count(0)
+            expect(prompt.get_by_role("button", name="Attempt the save")).to_be_visible()
+            expect(prompt.get_by_role("button", name="Take it")).to_be_visible()
+            cover = prompt.get_by_label("Cover, in feet away")
+            expect(cover).to_have_accessible_description(
+                "Cover 5 ft away or nearer is a step; further, up to 10 ft, a dive that "
+                "leaves Alice prone (standing up costs an action point)."
+            )
+            expect(player.locator("#actions [data-action=reflex-save]")).to_have_count(0)
+
+            # The GM sees whom the spell waits for (and may answer for Alice).
+            gm_prompt = gm_page.get_by_role("dialog", name=heading)
+            expect(gm_prompt.locator(".waiting")).to_have_text("waiting for: Alice")
+            expect(gm_prompt.get_by_role("button", name="Take it")).to_be_visible()
+            # The caster's player: the spell is in the log, no prompt.
+            expect(casters.locator("#log")).to_contain_text(
+                "Fireball is about to strike Alice: a Reflex save (DC 15) may be attempted."
+            )
+            expect(casters.locator("#prompts .prompt")).to_have_count(0)
+
+            screenshots("fifty-two-reflex", {"gm": gm_page, "player": player})
+
+            cover.fill("15")
+            prompt.get_by_role("button", name="Attempt, with cover 15 ft away").click()
+            expect(prompt.locator(".refusal")).to_contain_text(
+                "the cover is 15 feet away; a medium defender with STR +4 can dive at most "
+                "10 feet reflex/cover-out-of-reach"
+            )
+            cover.fill("10")
+            prompt.get_by_role("button", name="Attempt, with cover 10 ft away").click()
+
+            # The seed's d20 fails the save: the full 25 damage, and the dive leaves Alice
+            # prone (a failed save in cover costs 1 - 1 = 0 points, §8.3). The caster's side
+            # is not told Alice's damage (`hide_enemy_health`).
+            took = "Evans's Fireball takes effect on Alice{} (Reflex save failed)."
+            for page, damage in ((gm_page, " for 25 damage"), (player, " for 25 damage"),
+                                 (casters, "")):  # fmt: skip
+                expect(page.locator("#prompts .prompt")).to_have_count(0)
+                expect(page.locator("#log")).to_contain_text(took.format(damage))
+                expect(page.locator("#log")).to_contain_text("Alice is now prone.")
+                expect(page.locator("[data-combatant=alice] .conditions")).to_contain_text("prone")
+            expect(
+                player.locator("[data-combatant=alice] [data-pool=hp] .pool-value")
+            ).to_have_text("58 / 83")
+            assert str(HP) not in player.content()
+            assert str(HP) in gm_page.content()
+        finally:
+            for page in (gm_page, player, casters):
                 page.goto("about:blank")
     assert errors == [], errors

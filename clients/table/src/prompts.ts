@@ -1,19 +1,21 @@
-/** Prompts at the top of the page: the open reaction windows the viewer may answer, and the
- * dice Fray asks the viewer to roll (`dice: prompt`). Both come from what Fray answers, the
- * summary's `reaction_windows` and the legal actions `answer-reaction` and `submit-roll`, so
- * a prompt goes away once Fray closes its window or has its dice. A prompt is a labelled
+/** Prompts at the top of the page: the open reaction windows the viewer may answer, the
+ * dice Fray asks the viewer to roll (`dice: prompt`), and fifty-two's pending Reflex save
+ * (reflex.ts). All come from what Fray answers, the summary's `reaction_windows` and the legal
+ * actions `answer-reaction`, `submit-roll` and `reflex-save`, so a prompt goes away once Fray
+ * closes its window, has its dice or the spell has landed. A prompt is a labelled
  * region, not a modal: the rest of the page stays usable by keyboard. */
 
 import { FrayError, type EncounterClient, type components } from "@fray/client";
 import { countDown, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
+import { reflexPrompt } from "./reflex.js";
 
 type Summary = components["schemas"]["EncounterSummary"];
 type Window = components["schemas"]["WindowView"];
 type ActionOption = components["schemas"]["ActionOption"];
 
 /** The legal actions the prompts draw: the generic action list leaves them out. */
-export const PROMPTED = new Set(["answer-reaction", "submit-roll"]);
+export const PROMPTED = new Set(["answer-reaction", "submit-roll", "reflex-save"]);
 
 export interface PromptHost {
   encounter: EncounterClient;
@@ -159,6 +161,13 @@ export function renderPrompts(root: HTMLElement, host: PromptHost): void {
   }
   for (const a of host.actions.filter((x) => x.type === "submit-roll")) {
     wanted.push([JSON.stringify(["roll", a.actor, a.params]), () => dicePrompt(a, host)]);
+  }
+  for (const a of host.actions.filter((x) => x.type === "reflex-save")) {
+    const running = (host.summary.clocks ?? []).find((c) => c.status === "running")?.label;
+    wanted.push([JSON.stringify(["reflex", a.actor, a.params, running]), () => reflexPrompt(a, {
+      summary: host.summary, names: host.names, gm: host.gm,
+      send: (form, command) => void sending(host, form, command),
+    })]);
   }
   const kept = new Map(Array.from(root.children as HTMLCollectionOf<HTMLElement>, (e) => [e.dataset.key, e]));
   fill(root, wanted.map(([key, build]) => {

@@ -13,9 +13,17 @@ from service.domain.narration import Names
 from service.domain.views import ActionOption
 from service.rules.fifty_two import armor, card_actions, layout
 from service.rules.fifty_two.cards import Card, parse_card
-from service.rules.fifty_two.reflex import PRONE, STAND_UP_COST
+from service.rules.fifty_two.reflex import (
+    ATTEMPT_COST,
+    COVER_DISCOUNT,
+    PRONE,
+    STAND_UP_COST,
+    STEP_FEET,
+    SUCCESS_COST,
+    dive_limit,
+)
 from service.rules.fifty_two.sides import as_ally, opposes, side_of, stats_of
-from service.rules.fifty_two.state import ALLIES, FiftyTwoState, Turn
+from service.rules.fifty_two.state import ALLIES, FiftyTwoState, PendingSpell, Turn
 from service.rules.fifty_two.turns import later_to_act
 
 SHUFFLES = frozenset({"shuffle the deck", "padding", "reshuffle the discard stack"})
@@ -87,7 +95,7 @@ def legal_actions(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
                     type="reflex-save",
                     label=f"Reflex save against {pending.spell}",
                     actor=pending.target,
-                    params={"attempt": [True, False], "cover_feet": "optional"},
+                    params=_reflex_params(state, pending),
                 )
             )
         return actions
@@ -130,6 +138,31 @@ def legal_actions(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
         case "running" if state.turn is not None and viewer.controls(state.turn.combatant_id):
             actions += turn_actions(state, state.turn)
     return actions
+
+
+def _reflex_params(state: FiftyTwoState, pending: PendingSpell) -> dict[str, Any]:
+    """What the target decides on, and what each answer costs (fifty-two §8): the spell and
+    its caster and DC; 1 action point to attempt the save and 1 more if it succeeds (§8.1),
+    from this round's points if the target has not acted yet, else the next round's (§8.2);
+    cover 5 feet away or nearer is a step, further a dive up to `dive_limit` feet that leaves
+    the target prone, and either takes 1 point off (§8.3). Declining costs nothing."""
+    target = state.table.combatants[pending.target]
+    caster = state.table.combatants.get(pending.caster)
+    spell = stats_of(caster).spell(pending.spell) if caster is not None else None
+    stats = stats_of(target)
+    return {
+        "attempt": [True, False],
+        "cover_feet": "optional",
+        "caster": pending.caster,
+        "spell": pending.spell,
+        "dc": spell.reflex_dc if spell is not None else None,
+        "attempt_cost": ATTEMPT_COST,
+        "success_cost": SUCCESS_COST,
+        "cover_discount": COVER_DISCOUNT,
+        "charged_to": "next-round" if pending.target in state.acted else "this-round",
+        "step_feet": STEP_FEET,
+        "dive_limit": dive_limit(stats.str_mod, stats.size),
+    }
 
 
 def _surprise_cards(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:

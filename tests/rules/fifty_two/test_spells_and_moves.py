@@ -176,6 +176,43 @@ def test_a_successful_reflex_save_halves_the_damage_and_costs_two_points_this_ro
     assert table.replayed() == table.state
 
 
+def test_the_reflex_save_offered_names_the_spell_its_dc_and_what_each_answer_costs():
+    """§8: what a front end needs to ask the target: the spell, its caster and DC; §8.1 and
+    §8.2: 1 point to attempt and 1 more on a success, from this round's points (the orc has
+    not acted in round 3); §8.3: a step up to 5 feet, a dive up to 10 (STR +2: 5 + 2, at
+    least 10), cover taking 1 point off."""
+    table = fight()
+    fireball_waits_for_the_orcs_save(table)
+    offered = [a for a in RULESET.legal_actions(state(table), ORC) if a.type == "reflex-save"]
+    assert [(a.actor, a.label) for a in offered] == [("orc", "Reflex save against fireball")]
+    assert offered[0].params == {
+        "attempt": [True, False],
+        "cover_feet": "optional",
+        "caster": "mage",
+        "spell": "fireball",
+        "dc": 15,
+        "attempt_cost": 1,
+        "success_cost": 1,
+        "cover_discount": 1,
+        "charged_to": "this-round",
+        "step_feet": 5,
+        "dive_limit": 10,
+    }
+    assert not [a for a in RULESET.legal_actions(state(table), MAGE) if a.type == "reflex-save"]
+
+
+def test_a_reflex_save_offered_after_the_target_has_acted_is_paid_next_round():
+    """§8.1: the mage has ended its turn when the orc's spell comes for it."""
+    spit = {"name": "spit", "instantaneous": True, "damage": "1d6", "reflex_dc": 12}
+    table = fight(orc={"spells": [spit]})
+    table.send({"type": "end-turn"})
+    table.send({"type": "cast", "combatant_id": "orc", "spell": "spit", "target": "mage"},
+               actor=ORC)  # fmt: skip
+    offered = [a for a in RULESET.legal_actions(state(table), MAGE) if a.type == "reflex-save"]
+    assert offered[0].params["charged_to"] == "next-round"
+    assert (offered[0].params["caster"], offered[0].params["dc"]) == ("orc", 12)
+
+
 def test_a_dive_to_cover_leaves_the_defender_prone_and_takes_a_point_off():
     table = fight()
     fireball_waits_for_the_orcs_save(table)
