@@ -74,12 +74,14 @@ function readLines(text: string): Read {
       continue;
     }
     const read = isObject(value) ? readLine(value) : "not an event envelope (not a JSON object)";
+    const where = isObject(value) && typeof value.version === "number"
+      ? `line ${number} (version ${value.version})` : `line ${number}`;
     if (typeof read === "string") {
-      out.problem = `line ${number}: ${read}`;
+      out.problem = `${where}: ${read}`;
       return out;
     }
     if (canonicalJson(value) !== line) {
-      out.problem = `line ${number}: not in canonical form (edited after it was written?)`;
+      out.problem = `${where}: not in canonical form (edited after it was written?)`;
       return out;
     }
     out.lines.push(read);
