@@ -21,7 +21,7 @@ import orjson
 
 from service.app import following
 from service.app.auth import Auth, Principal, bearer, system_principal, tenant_actor
-from service.app.exports import header_line
+from service.app.exports import header_line, shown_line
 from service.app.metrics import Metrics
 from service.app.narration import NarrationPage, narrated
 from service.app.ratelimit import RateLimiter
@@ -311,8 +311,9 @@ class Encounters:
     async def export(self, principal: Principal) -> AsyncIterator[bytes]:
         """The whole stream as JSONL after a header line that anchors its head (docs/audit.md),
         as the viewer may see it (stored bytes when it may see them all, so an auditor's
-        export is the stream itself). The system is given the stored record as it is,
-        unfolded: the CLI audits streams that may not fold."""
+        export is the stream itself; else a line per version, `exports.shown_line`). The
+        system is given the stored record as it is, unfolded: the CLI audits streams that may
+        not fold."""
         stream = principal.stream_of()
         head = await self.engine.store.head(stream)
         if head is None:
@@ -337,11 +338,9 @@ class Encounters:
                 if full or loaded is None:
                     yield stored.body + b"\n"
                     continue
-                seen = redacted_envelopes(
-                    loaded, [Envelope.from_body(stored.body)], principal.actor
-                )
-                if seen:
-                    yield orjson.dumps(seen[0]) + b"\n"
+                envelope = Envelope.from_body(stored.body)
+                seen = redacted_envelopes(loaded, [envelope], principal.actor)
+                yield shown_line(stored.body, envelope.to_dict(), seen[0] if seen else None)
             if not page:
                 return
             after = page[-1].version

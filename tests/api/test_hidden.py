@@ -6,6 +6,7 @@ import httpx
 import orjson
 import pytest
 
+from service.domain.canonical import canonical_bytes
 from tests.api.conftest import Api, bearer, running, served, settings_for, sse_events
 from tests.api.helpers import Fight, fight
 
@@ -83,7 +84,38 @@ async def test_the_export_is_ndjson_and_redacted_per_viewer(secrets_fight: Fight
     partial_header, *partial_lines = [orjson.loads(line) for line in partial.text.splitlines()]
     assert full_header["fray_export"] == partial_header["fray_export"] == 1
     assert [e["version"] for e in full_lines] == list(range(1, len(full_lines) + 1))
-    assert len(partial_lines) == len(full_lines) - 3
+    assert [e["version"] for e in partial_lines] == [e["version"] for e in full_lines]
+    assert sum(1 for e in partial_lines if e.get("left_out")) == 3
+
+
+async def test_a_players_export_has_a_line_per_version_saying_what_was_hidden(
+    secrets_fight: Fight,
+) -> None:
+    """docs/audit.md, "A player's export": an event seen whole is its stored line, one with
+    hidden parts names them in `redacted`, one left out is a stub with its version only."""
+    f = secrets_fight
+    full = (await f.api.get(f"{f.path}/export", f.auditor)).content.splitlines()[1:]
+    partial = (await f.api.get(f"{f.path}/export", hero_player(f))).content.splitlines()[1:]
+    kinds = []
+    for stored, shown in zip(full, partial, strict=True):
+        envelope, seen = orjson.loads(stored), orjson.loads(shown)
+        if shown == stored:
+            kinds.append("whole")
+        elif seen.get("left_out"):
+            assert seen == {"left_out": True, "version": envelope["version"]}
+            kinds.append(envelope["type"])
+        else:
+            assert seen["redacted"] == ["command", "data"], seen
+            kept = ("actor", "at", "command_id", "hash", "prev_hash", "rolls", "type", "version")
+            assert {k: seen[k] for k in kept} == {k: envelope[k] for k in kept}
+            assert shown == canonical_bytes(seen)
+            kinds.append(f"{envelope['type']} ({envelope['data']['combatant_id']}): hidden")
+    assert [k for k in kinds if k != "whole"] == [
+        "combatant-added (goblin): hidden",
+        "dice-rolled",
+        "note-added",
+        "resource-adjusted",
+    ]
 
 
 async def test_a_command_response_is_redacted_for_the_sender(secrets_fight: Fight) -> None:

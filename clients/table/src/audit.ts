@@ -1,16 +1,20 @@
 /** The audit badge: the encounter's export verified in the browser with the TypeScript
- * verifier (`auditExport`, WebCrypto): the hash chain, the seed commitment and the server's
- * draws, the head's receipt against the keys Fray serves (docs/audit.md). Everything of
- * `fray audit` but the decide re-run. It says what it checked, in words, and what it could
- * not check and why; it verifies again when events arrive, at most once a few seconds.
+ * verifier (WebCrypto), against the keys Fray serves (docs/audit.md). It says what it
+ * checked, in words, and what it could not check and why; it verifies again when events
+ * arrive, at most once a few seconds.
  *
- * What a viewer may check: the export is the stored bytes for the GM, the tenant key and
- * auditors, so their chain is the stream's. Anyone else reads a redacted export (events they
- * may not see left out, hidden health blanked), which chains only where nothing was hidden
- * from them; and only those who may read the seed (the GM, auditors, everyone after the end;
- * nobody before the end in fifty-two) can check the draws. */
+ * Who may read the seed (the GM, the tenant key, auditors; in fifty-two nobody before the
+ * end) gets the stored bytes and audits them whole (`auditExport`): the hash chain, the seed
+ * commitment and the server's draws, the head's receipt; everything of `fray audit` but the
+ * decide re-run. Anyone else reads a redacted export (`auditRedacted`, docs/audit.md "A
+ * player's export"): every event shown whole is recomputed, events with hidden parts are taken
+ * as signed only where the export marks them, events not shown are counted, and every version
+ * up to the signed head is accounted for, in order. */
 
-import { FrayError, auditEnvelopes, auditExport, readExport, type AuditReport, type Check, type EncounterClient, type PublicKey } from "@fray/client";
+import {
+  FrayError, auditExport, auditRedacted, type AuditReport, type Check, type EncounterClient, type PublicKey,
+  type RedactedReport,
+} from "@fray/client";
 import { fill, h } from "./dom.js";
 
 const SETTLE_MS = 1500;
@@ -44,39 +48,56 @@ function passedText(report: AuditReport): string {
 }
 
 /** The verdict in words: what passed, what failed (its check and detail, which names the
- * version), what could not be checked and why; and the badge's state: `redacted` where the
- * failure may be the viewer's redaction rather than a forgery (drawn calmer than `failed`). */
-export function describe(report: AuditReport, seed: Seed): { verdict: string; notes: string[]; state: string } {
+ * version), what could not be checked and why, and for a redacted export what its verdict
+ * does not cover; and the badge's state (`verified`, `failed`). */
+export function describe(report: AuditReport | RedactedReport, seed: Seed): { verdict: string; notes: string[]; state: string } {
   const failed = report.checks.find((c) => c.status === "failed");
-  const notes: string[] = [];
-  if (failed) {
-    const verdict = `not verified: ${failed.name}: ${failed.detail}`;
-    if ("refused" in seed && ["lines", "chain", "head"].includes(failed.name)) {
-      notes.push("Your role reads a redacted export (what it may not see left out or blanked), "
-        + "so a break in its chain does not by itself show tampering: the GM's badge checks the stored stream.");
-      return { verdict, notes, state: "redacted" };
-    }
-    return { verdict, notes, state: "failed" };
-  }
+  if (failed) return { verdict: `not verified: ${failed.name}: ${failed.detail}`, notes: [], state: "failed" };
+  const notes: string[] = "redaction" in report ? unproven(report) : [];
   for (const check of report.checks) {
     if (check.status !== "incomplete") continue;
     const why = check.name === "seed" && "refused" in seed ? `the seed is not yours to read (${seed.refused})` : check.detail;
     notes.push(`not checked: ${check.name}: ${why}`);
   }
+  if ("redaction" in report) notes.push("not checked: the draws (the GM's and auditors' badges check them)");
   notes.push("not re-run: the rules' decisions (fray audit does that with Fray's ruleset code)");
-  return { verdict: passedText(report), notes, state: "verified" };
+  const verdict = "redaction" in report ? redactedText(report) : passedText(report);
+  return { verdict, notes, state: "verified" };
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+function redactedText(report: RedactedReport): string {
+  const { events, recomputed, hidden, left_out: leftOut } = report.redaction;
+  const signed = report.checks.some((c) => c.name === "head" && c.status === "passed");
+  const parts = [`${recomputed} recomputed`];
+  if (hidden > 0) parts.push(`${hidden} with hidden parts taken as signed`);
+  if (leftOut > 0) parts.push(`${leftOut} not shown to you`);
+  return `verified: ${plural(events, "event", "events")} in order up to ${signed ? "the signed head" : `version ${events}`}; ${parts.join(", ")}`;
+}
+
+/** What a redacted export's verdict does not show (docs/audit.md, "A player's export"). */
+function unproven(report: RedactedReport): string[] {
+  const { hidden, left_out: leftOut, unlinked } = report.redaction;
+  const notes: string[] = [];
+  if (hidden > 0) {
+    notes.push(`not proven: the contents of ${plural(hidden, "event", "events")} with hidden parts `
+      + "(the parts you see included), only their place in the chain that Fray signed");
+  }
+  if (leftOut > 0) {
+    notes.push(`not proven: the contents of ${plural(leftOut, "event", "events")} not shown to you; `
+      + `${plural(unlinked, "link", "links")} next to them cannot be checked`);
+  }
+  return notes;
 }
 
 /** Who may read the seed gets the stored bytes (service/app/views.py: both are the GM's,
  * the key's and auditors', and in fifty-two nobody's before the end): their export is
- * audited line for line. Anyone else's export is each envelope as they may see it,
- * serialised again (so not the stored bytes): its envelopes are audited as read, which
- * still checks the chain of every event that was left as it is. */
-async function audited(text: string, seed: Seed, keys: PublicKey[] | undefined): Promise<AuditReport> {
+ * audited whole. Anyone else's is redacted, and audited as far as it can be. */
+async function audited(text: string, seed: Seed, keys: PublicKey[] | undefined): Promise<AuditReport | RedactedReport> {
   const trusted = keys ? { trusted: keys } : {};
   if ("hex" in seed) return auditExport(text, { ...trusted, seed: seed.hex });
-  const exported = readExport(text);
-  return auditEnvelopes(exported.envelopes, { ...trusted, head: exported.header?.head ?? undefined });
+  return auditRedacted(text, trusted);
 }
 
 export class AuditBadge {

@@ -17,6 +17,8 @@ export { retrying } from "./retry.js";
 export type { Fetch, RetryPolicy } from "./retry.js";
 export { auditEnvelopes, auditExport, readExport, verifyReceipt } from "./audit/verify.js";
 export type { AuditOptions, AuditReport, Check, PublicKey, Verdict } from "./audit/verify.js";
+export { auditRedacted } from "./audit/redacted.js";
+export type { RedactedReport, Redaction } from "./audit/redacted.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { RULESETS } from "./generated/rulesets.js";
 export type { CommandType, EventType, RulesetName } from "./generated/rulesets.js";

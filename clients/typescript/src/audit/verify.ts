@@ -79,13 +79,14 @@ export type Envelope = JsonObject & {
   hash: string;
 };
 
-const ENVELOPE_FIELDS = [
+export const ENVELOPE_FIELDS = [
   "version", "type", "schema", "data", "at", "command_id", "actor", "command", "rolls",
   "prev_hash", "hash",
 ] as const;
-const ZERO_HASH = "0".repeat(64);
+export const ZERO_HASH = "0".repeat(64);
 
-class Report {
+/** The checks as they run (shared with ./redacted.ts, not exported by the package). */
+export class Report {
   checks: Check[] = [];
   encounter_id: string | null = null;
   ruleset: string | null = null;
@@ -167,14 +168,14 @@ export function readExport(text: string): Export {
   return out;
 }
 
-function envelopeProblem(value: JsonValue): string | null {
+export function envelopeProblem(value: JsonValue): string | null {
   if (!isObject(value)) return "not an event envelope (not a JSON object)";
   const missing = ENVELOPE_FIELDS.find((f) => !(f in value));
   return missing === undefined ? null : `not an event envelope (no '${missing}')`;
 }
 
 /** The envelope's own members (an SSE frame's `receipt`, beside them, is not hashed). */
-function pick(value: JsonObject): Envelope {
+export function pick(value: JsonObject): Envelope {
   const out: JsonObject = Object.create(null) as JsonObject;
   for (const name of ENVELOPE_FIELDS) out[name] = value[name]!;
   return out as Envelope;
@@ -280,12 +281,12 @@ export async function envelopeHash(envelope: JsonObject): Promise<string> {
   return sha256Hex(canonicalBytes(body));
 }
 
-interface Created {
+export interface Created {
   encounter_id: string;
   seed_commitment: string;
 }
 
-function readCreated(envelopes: Envelope[], report: Report): Created | null {
+export function readCreated(envelopes: Envelope[], report: Report): Created | null {
   const first = envelopes[0]!;
   if (first.type !== "encounter-created") {
     report.failed("created", `version 1 is '${show(first.type)}', not encounter-created`);
@@ -306,7 +307,7 @@ function readCreated(envelopes: Envelope[], report: Report): Created | null {
   return { encounter_id: encounterId, seed_commitment: data.seed_commitment as string };
 }
 
-async function seedMatches(
+export async function seedMatches(
   created: Created, envelopes: Envelope[], given: string | Uint8Array | undefined, report: Report,
 ): Promise<Uint8Array | null> {
   const revealed = revealedSeed(envelopes);
@@ -528,7 +529,7 @@ export function keysOf(listing: unknown): PublicKey[] {
   return Array.isArray(keys) ? (keys.filter(isPlain) as unknown as PublicKey[]) : [];
 }
 
-function isObject(value: JsonValue | undefined): value is JsonObject {
+export function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonFloat);
 }
 
@@ -546,7 +547,7 @@ function numeric(value: JsonValue | undefined): number | undefined {
   return undefined;
 }
 
-function show(value: unknown): string {
+export function show(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value, (_, v: unknown) =>
     typeof v === "bigint" ? v.toString() : v instanceof JsonFloat ? v.value : v) ?? "undefined";
 }
