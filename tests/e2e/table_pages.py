@@ -6,6 +6,8 @@ writes for the README. The `browser` fixture is in conftest.py."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,20 @@ import httpx
 from playwright.sync_api import Browser, Page
 
 from tests.e2e.conftest import WAIT_MS
-from tests.e2e.helpers import bearer
+from tests.e2e.helpers import bearer, fray_serving
+from tests.workers.conftest import fray_worker
+
+
+@contextmanager
+def table_service(redis_url: str, queue_url: str) -> Iterator[tuple[str, httpx.Client]]:
+    """A real `fray serve` (its base URL) and `fray worker` on the test's Redis, which fires
+    the clocks the pages count down, and an API client for what the test sends itself."""
+    with (
+        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
+        fray_worker(redis_url, queue_url),
+        httpx.Client(base_url=fray, timeout=30) as client,
+    ):
+        yield fray, client
 
 
 def opened(

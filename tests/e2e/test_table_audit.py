@@ -8,24 +8,17 @@ not verified and names its version."""
 
 from __future__ import annotations
 
-import httpx
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.helpers import fray_serving
-from tests.e2e.table_pages import opened
+from tests.e2e.table_pages import opened, table_service
 from tests.e2e.test_table_prompts import created, player_of, tamper
-from tests.workers.conftest import fray_worker
 
 
 def test_a_players_badge_verifies_a_redacted_export_and_names_an_edited_event(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm = created(client, encounter_id, "freeform", hide_enemy_health=True)
         for cid, name, side, hp in (
             ("bramli", "Bramli", "heroes", 20),

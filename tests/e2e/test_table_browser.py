@@ -17,9 +17,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.api.conftest import KEY
-from tests.e2e.helpers import bearer, fray_serving
-from tests.e2e.table_pages import Gm, opened, screenshots
-from tests.workers.conftest import fray_worker
+from tests.e2e.helpers import bearer
+from tests.e2e.table_pages import Gm, opened, screenshots, table_service
 
 HP = 7331  # the brute's: in no other number of the fight
 MAUL = {"name": "maul", "damage": "1d6+4315"}  # a blow of 4316..4321 leaves 3010..3015
@@ -62,11 +61,7 @@ def test_the_player_watches_a_turn_clock_run_out_and_the_turn_pass(
     """Two seconds a turn; one timeout with nobody acting pauses the clocks (idle_timeouts),
     so the table settles on the next turn with its clock paused."""
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, player_token = set_up(client, encounter_id, turn_time_limit=2, idle_timeouts=1)
         first = acting(gm)
         (second,) = {"hero", "brute"} - set(first)
@@ -88,11 +83,7 @@ def test_a_gm_and_a_player_play_a_hex_fight_through_the_table_view(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, player_token = set_up(client, encounter_id)
         table = f"{fray}/table/{encounter_id}"
         gm_page = opened(browser, f"{table}#token={gm.token}", errors)
@@ -187,11 +178,7 @@ def test_an_observer_watches_the_fight_live_with_no_controls_and_no_hidden_healt
     (docs/api.md, roles): no action, no GM section, no prompt, and with `hide_enemy_health`
     every side's health a word, since an observer is on none."""
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, _ = set_up(client, encounter_id)
         minted = client.post(
             f"/v1/encounters/{encounter_id}/tokens", headers=bearer(gm.token),

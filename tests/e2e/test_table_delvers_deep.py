@@ -22,9 +22,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import KEY
-from tests.e2e.helpers import bearer, fray_serving
-from tests.e2e.table_pages import Gm, opened, screenshots
-from tests.workers.conftest import fray_worker
+from tests.e2e.helpers import bearer
+from tests.e2e.table_pages import Gm, opened, screenshots, table_service
 
 EXAMPLES = Path(__file__).parents[2] / "service" / "demos" / "examples" / "delvers-deep"
 SEED = "dd" * 32  # every die the table does not roll
@@ -85,11 +84,7 @@ def test_the_player_watches_a_turn_clock_run_out_and_the_turn_pass(
     """Two seconds a turn: Bramli's runs out on the player's page and the GM's slot comes;
     one timeout with nobody acting pauses the clocks (idle_timeouts)."""
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, player_token = set_up(client, encounter_id, turn_time_limit=2, idle_timeouts=1)
         gm.send({"type": "fix-order"})
         player = opened(browser, f"{fray}/table/{encounter_id}#token={player_token}", errors)
@@ -110,11 +105,7 @@ def test_a_gm_and_a_player_play_a_delvers_deep_fight_through_the_table_view(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, player_token = set_up(client, encounter_id)
         table = f"{fray}/table/{encounter_id}"
         gm_page = opened(browser, f"{table}#token={gm.token}", errors)

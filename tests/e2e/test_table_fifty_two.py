@@ -22,9 +22,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.api.conftest import KEY
-from tests.e2e.helpers import bearer, fray_serving
-from tests.e2e.table_pages import Gm, opened, screenshots
-from tests.workers.conftest import fray_worker
+from tests.e2e.helpers import bearer
+from tests.e2e.table_pages import Gm, opened, screenshots, table_service
 
 EXAMPLES = Path(__file__).parents[2] / "service" / "demos" / "examples" / "fifty-two"
 SEED = "52" * 32  # the deal and every die the table does not roll
@@ -95,11 +94,7 @@ def test_the_player_watches_the_decision_clock_run_out_and_the_turn_pass(
     one timeout with nobody acting pauses the clocks. (Alice alone has 30 seconds more:
     "Allies get an extra 10 seconds for each Ally below 4".)"""
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, player_token = set_up(
             client, encounter_id, [1, 20], decision_seconds=2, idle_timeouts=1
         )
@@ -122,11 +117,7 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, player_token = set_up(client, encounter_id)
         table = f"{fray}/table/{encounter_id}"
         gm_page = opened(browser, f"{table}#token={gm.token}", errors)
@@ -248,11 +239,7 @@ def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
     lands with Alice prone. The GM's page waits for Alice; the page of a player who controls
     only the caster shows no prompt. The save's d20 and the damage come from the seed."""
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, alices = fireball_at_alice(client, encounter_id)
         table = f"{fray}/table/{encounter_id}"
         gm_page = opened(browser, f"{table}#token={gm.token}", errors)

@@ -17,9 +17,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import KEY
-from tests.e2e.helpers import bearer, fray_serving
-from tests.e2e.table_pages import Gm, opened, screenshots
-from tests.workers.conftest import fray_worker
+from tests.e2e.helpers import bearer
+from tests.e2e.table_pages import Gm, opened, screenshots, table_service
 
 
 def create(client: httpx.Client, encounter_id: str, ruleset: str) -> Gm:
@@ -100,11 +99,7 @@ def pointy_top_axial(page: Page) -> None:
 def test_hex_tactical_the_player_moves_by_clicking_a_reachable_hex(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm = create(client, encounter_id, "hex-tactical")
         gm.send({"type": "set-map", "map": {"kind": "hex", "width": 8, "height": 6, "terrain": [
             {"cell": [2, 3], "terrain": {"kind": "difficult"}},
@@ -170,11 +165,7 @@ def test_delvers_deep_the_player_moves_on_a_square_map_by_mouse_then_by_keyboard
 ) -> None:
     """Two moves in one turn (delvers-deep 4.1: the move action twice): the first chosen with
     the mouse and sent with the walk's button, the second with Tab and Enter alone."""
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm = create(client, encounter_id, "delvers-deep")
         gm.send({"type": "set-map", "map": {"kind": "square", "width": 8, "height": 6, "terrain": [
             {"cell": [3, 1], "terrain": {"kind": "difficult"}},
@@ -244,11 +235,7 @@ def test_fifty_two_the_gm_moves_a_token_by_clicking_it_then_a_cell(
     """fifty-two has no move action with overlays: the GM sets a map (`set-map`) and moves a
     token with the common `move-token`, the token chosen on the map, then the cell; the
     player's page follows."""
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm = create(client, encounter_id, "fifty-two")
         gm.send({"type": "set-map", "map": {"kind": "square", "width": 6, "height": 4}})
         for cid, side, cell in (("hero", "allies", [0, 0]), ("ogre", "enemies", [5, 3])):

@@ -31,9 +31,8 @@ import redis
 from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import KEY
-from tests.e2e.helpers import bearer, fray_serving
-from tests.e2e.table_pages import Gm, opened, screenshots
-from tests.workers.conftest import fray_worker
+from tests.e2e.helpers import bearer
+from tests.e2e.table_pages import Gm, opened, screenshots, table_service
 
 TEN_MINUTES = {"reaction_window": 600, "roll_request_window": 600}
 # A countdown from ten minutes, seen once it has ticked below 10:00.
@@ -131,11 +130,7 @@ def test_hex_tactical_the_player_answers_a_hit_from_the_prompt_and_the_gm_pauses
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm, player_token = hex_fight(client, encounter_id)
         gm_page, player = pages(browser, fray, gm, player_token, errors)
         try:
@@ -220,11 +215,7 @@ def test_delvers_deep_the_player_answers_a_hit_from_the_prompt(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm = created(
             client, encounter_id, "delvers-deep",
             dice="mixed", first_side="gm", hide_enemy_health=True,
@@ -290,11 +281,7 @@ def test_fifty_two_initiative_is_rolled_from_the_dice_prompt(
     redis_url: str, queue_url: str, encounter_id: str, browser: Browser
 ) -> None:
     errors: list[str] = []
-    with (
-        fray_serving(redis_url, FRAY_QUEUE_REDIS_URL=queue_url) as [fray],
-        fray_worker(redis_url, queue_url),
-        httpx.Client(base_url=fray, timeout=30) as client,
-    ):
+    with table_service(redis_url, queue_url) as (fray, client):
         gm = created(client, encounter_id, "fifty-two", dice="prompt")
         for name in ("able", "eckhart"):
             with open(f"service/demos/examples/fifty-two/{name}.json") as stats:
