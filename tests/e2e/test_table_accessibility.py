@@ -222,10 +222,16 @@ def no_sideways_scroll(page: Page) -> None:
     assert width == 390
     scroll: int = page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= width, scroll
-    buttons = page.locator("#actions button, #gm button")
-    assert buttons.count() > 0
-    for box in (b.bounding_box() for b in buttons.all() if b.is_visible()):
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+    # Measured in one go in the page: the page redraws its actions as events come, so a
+    # button found by one call may be gone (detached, no box) by the next.
+    boxes: list[list[float]] = page.evaluate(
+        """Array.from(document.querySelectorAll("#actions button, #gm button"))
+            .filter((b) => b.offsetParent !== null)
+            .map((b) => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })"""
+    )
+    assert boxes
+    for left, right in boxes:
+        assert left >= 0 and right <= width, (left, right)
 
 
 def test_no_page_scrolls_sideways_at_phone_width(

@@ -170,13 +170,21 @@ export function renderPrompts(root: HTMLElement, host: PromptHost): void {
     })]);
   }
   const kept = new Map(Array.from(root.children as HTMLCollectionOf<HTMLElement>, (e) => [e.dataset.key, e]));
-  fill(root, wanted.map(([key, build]) => {
+  const prompts = wanted.map(([key, build]) => {
     const old = kept.get(key);
     if (old) return old;
     const made = build();
     made.dataset.key = key;
     return made;
-  }));
+  });
+  // A kept prompt stays where it is: taking it out and putting it back (replaceChildren)
+  // would blur the field or button the viewer is on.
+  for (const child of Array.from(root.children)) {
+    if (!prompts.includes(child as HTMLElement)) child.remove();
+  }
+  prompts.forEach((prompt, i) => {
+    if (root.children[i] !== prompt) root.insertBefore(prompt, root.children[i] ?? null);
+  });
   root.hidden = wanted.length === 0;
   const now = performance.now();
   const countdowns: Countdown[] = Array.from(root.querySelectorAll<HTMLElement>(".remaining[data-deadline]"), (element) => ({
