@@ -180,11 +180,12 @@ export function envelopeProblem(value: JsonValue): string | null {
   return missing === undefined ? null : `not an event envelope (no '${missing}')`;
 }
 
-/** The envelope's own members (an SSE frame's `receipt`, beside them, is not hashed). */
+/** The envelope's own members (an SSE frame's `receipt`, beside them, is not hashed); a
+ * null `salt` (GraphQL's for none) is no salt, as Fray reads one. */
 export function pick(value: JsonObject): Envelope {
   const out: JsonObject = Object.create(null) as JsonObject;
   for (const name of ENVELOPE_FIELDS) out[name] = value[name]!;
-  for (const name of OPTIONAL_FIELDS) if (name in value) out[name] = value[name]!;
+  for (const name of OPTIONAL_FIELDS) if (value[name] !== undefined && value[name] !== null) out[name] = value[name]!;
   return out as Envelope;
 }
 
