@@ -6,6 +6,7 @@ calls it to append, to preview, and the auditor to re-run a stored command."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -31,6 +32,9 @@ from service.store.events import Deadline, StoredEvent
 
 Number = Annotated[int, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
 MAX_VERSION = 2**53 - 1  # JSON's safe integers
+# The salt of the envelope at a version (docs/audit.md, "The salt"): the engine's are fresh
+# random ones, the auditor's the stored ones; None seals an envelope without one.
+Salts = Callable[[int], str | None]
 _log = logging.getLogger("fray.engine")
 
 
@@ -78,11 +82,13 @@ def decide_envelopes(
     now: datetime,
     *,
     authority: bool = True,
+    salts: Salts | None = None,
 ) -> tuple[list[Event], list[Envelope]]:
     """Decide a command and seal its events into envelopes chained onto `loaded`.
 
     Pure given its inputs: the auditor calls it too, to re-run a stored command (without
-    `authority`: whoever supplied a stored table die, the stream records what was decided).
+    `authority`: whoever supplied a stored table die, the stream records what was decided;
+    with `salts` giving each version its stored salt). Without `salts`, no envelope has one.
     """
     options = loaded.state.options
     if (request.dice or request.deck_orders) and options.dice == "server":
@@ -127,6 +133,7 @@ def decide_envelopes(
             command=request.command if index == 0 else None,
             rolls=[r.to_dict() for r in rolls[index]],
             prev_hash=prev,
+            salt=None if salts is None else salts(first_version + index),
         )
         envelopes.append(envelope)
         prev = envelope.hash

@@ -116,10 +116,19 @@ DeadlineHook = Callable[[str, list[Deadline]], Awaitable[None]]
 OutboxHook = Callable[[str, list[Envelope], int], Awaitable[list[Deadline]]]
 
 
+def new_salt() -> str:
+    """A fresh envelope salt: 128 secret random bits (docs/audit.md, "The salt")."""
+    return secrets.token_hex(16)
+
+
 @dataclass
 class Engine:
     store: Store
     clock: Clock = wall_clock
+    # Where each new envelope's salt comes from. Random and secret: a salt derived from the
+    # seed would be public once the seed is revealed at the end, and with it the hidden
+    # values. Pinned only where a recording must come out byte for byte the same.
+    salt: Callable[[], str] = new_salt
     # How many encounters' states and seeds this process keeps (each least recently used first
     # out): a long-lived API or worker process sees every encounter it ever served.
     cache_size: int = 1024
@@ -177,6 +186,7 @@ class Engine:
             command=None,
             rolls=[],
             prev_hash=ZERO_HASH,
+            salt=self.salt(),
         )
         first = stored_of(envelope)
         check_recordable(ruleset, [created], [envelope.to_dict()], [first.body])
@@ -188,6 +198,9 @@ class Engine:
                 f"an encounter with id '{encounter_id}' already exists", code="encounter/exists"
             ) from error
         return encounter_id, envelope
+
+    def _salts(self, version: int) -> str:
+        return self.salt()
 
     async def load(self, encounter_id: str) -> Loaded:
         """The current state: from the cache or a snapshot, plus the events after it."""
@@ -333,7 +346,7 @@ class Engine:
         now = self._now()
         try:
             events, envelopes = decide_envelopes(
-                loaded, command, request, actor, command_id, seed, now
+                loaded, command, request, actor, command_id, seed, now, salts=self._salts
             )
         except Unemitted as error:
             refused_as_faulty(command_id, request, encounter_id, error)
@@ -419,7 +432,7 @@ class Engine:
         throwaway = secrets.token_bytes(32)
         now = self._now()
         events, envelopes = decide_envelopes(
-            loaded, command, request, actor, command_id, throwaway, now
+            loaded, command, request, actor, command_id, throwaway, now, salts=self._salts
         )
         stored = [stored_of(e).body for e in envelopes]
         check_recordable(loaded.ruleset, events, [e.to_dict() for e in envelopes], stored)

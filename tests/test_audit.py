@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from functools import partial
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,8 +19,9 @@ from tests.rules.harness import Table
 BRAMLI = Actor("p1", "player", frozenset({"bramli"}))
 
 
-def played(end: bool = True, blow: int = -5) -> Table:
-    table = Table(RULESET, {"turn_time_limit": 30})
+def played(end: bool = True, blow: int = -5, salted: bool = False) -> Table:
+    salts = (f"{n:032x}" for n in itertools.count(0xA5A1))
+    table = Table(RULESET, {"turn_time_limit": 30}, salt=partial(next, salts) if salted else None)
     for name, modifier in [("Bramli", 3), ("Goblin", 1)]:
         table.send(
             {
@@ -71,6 +75,25 @@ def test_an_untouched_stream_passes_every_check():
     counts = {c.name: c.count for c in report.checks}
     rolls = sum(len(e.rolls) for e in played().envelopes)  # every die here is the server's
     assert counts["chain"] == len(LINES) and counts["draws"] == rolls > 0
+
+
+def test_a_salted_stream_passes_every_check_and_a_salt_stripped_or_changed_fails_the_chain():
+    """docs/audit.md, "The salt": hashed like any member, re-run with the stored salts."""
+    envelopes = played(salted=True).envelopes
+    assert all(e.salt is not None and len(e.salt) == 32 for e in envelopes)
+    report = audit(envelopes)
+    assert report.verdict == "passed", report.problems
+    assert {c.name: c.status for c in report.checks}["rerun"] == "passed"
+    hit = next(e for e in envelopes if e.type == "resource-adjusted")
+    for salt in (None, "0" * 32):
+        edited = [
+            Envelope.from_dict({**e.to_dict(), "salt": salt}) if e is hit else e for e in envelopes
+        ]
+        assert audit(edited).problems == [
+            f"chain: version {hit.version}: hash does not match its contents (edited)"
+        ]
+    # Old, unsalted streams hash as before: no `salt` member, not a null one.
+    assert all(b'"salt"' not in line for line in LINES)
 
 
 @settings(max_examples=300)

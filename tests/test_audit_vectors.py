@@ -35,7 +35,10 @@ from service.domain.timefmt import parse_iso
 from service.rules.registry import ruleset_at
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "audit.md"
-VECTORS = ("seed", "canonical", "draws", "dice", "shuffle", "envelope", "chain", "receipt")
+VECTORS = (
+    "seed", "canonical", "draws", "dice", "shuffle", "envelope", "salted-envelope", "chain",
+    "receipt",
+)  # fmt: skip
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 Vector = dict[str, Any]
@@ -191,6 +194,42 @@ def test_sealing_the_envelope_writes_the_vector_line():
     assert sealed.body() == v["line"].encode("utf-8")
     assert sealed.hash == v["hash"]
     assert Envelope.from_body(v["line"].encode("utf-8")).computed_hash() == v["hash"]
+
+
+@pytest.mark.parametrize("name", ["envelope", "salted-envelope"])
+def test_an_envelope_vector_hashes_its_canonical_json_without_hash(name: str):
+    v = vector(name)
+    body = {key: value for key, value in v["envelope"].items() if key != "hash"}
+    assert canonical_bytes(body) == v["hashed"].encode("utf-8")
+    assert hashlib.sha256(v["hashed"].encode("utf-8")).hexdigest() == v["hash"]
+    assert envelope_hash(v["envelope"]) == v["hash"] == v["envelope"]["hash"]
+    assert canonical_bytes(v["envelope"]) == v["line"].encode("utf-8")
+    member = f'"hash":"{v["hash"]}",'
+    assert v["line"].replace(member, "") == v["hashed"]
+
+
+def test_the_salted_envelope_is_the_envelope_vector_with_a_salt():
+    plain, salted = vector("envelope"), vector("salted-envelope")
+    salt = salted["envelope"]["salt"]
+    assert len(salt) == 32 and int(salt, 16) >= 0
+    assert {k: v for k, v in salted["envelope"].items() if k not in ("salt", "hash")} == {
+        k: v for k, v in plain["envelope"].items() if k != "hash"
+    }
+    assert salted["hash"] != plain["hash"]
+    # The salt sorts after `rolls`, before `schema`: between them in the hashed bytes.
+    assert f'}}],"salt":"{salt}","schema":1,' in salted["hashed"]
+
+
+def test_sealing_with_the_salt_writes_the_salted_vector_line():
+    v = vector("salted-envelope")
+    fields = {key: value for key, value in v["envelope"].items() if key != "hash"}
+    sealed = seal(**fields)
+    assert sealed.body() == v["line"].encode("utf-8")
+    assert sealed.hash == v["hash"]
+    read = Envelope.from_body(v["line"].encode("utf-8"))
+    assert read.salt == fields["salt"] and read.computed_hash() == v["hash"]
+    unsalted = Envelope.from_dict({k: x for k, x in v["envelope"].items() if k != "salt"})
+    assert unsalted.computed_hash() != v["hash"]  # a stripped salt no longer hashes
 
 
 def test_the_chain_links_and_hashes():

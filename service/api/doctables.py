@@ -7,6 +7,7 @@ tests/api/test_docs.py fails when one has drifted.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import typing
@@ -32,8 +33,12 @@ def _json_type(kind: Any) -> str:
 def envelope() -> str:
     """The fields of an event envelope."""
     lines = ["| Field | Type | What |", "|---|---|---|"]
+    optional = {f.name for f in dataclasses.fields(Envelope) if f.default is None}
     for name, kind, info in described_fields(Envelope):
-        lines.append(f"| `{name}` | {_json_type(kind)} | {info.description} |")
+        shape = _json_type(kind)
+        if name in optional:
+            shape = f"{_json_type(typing.get_args(kind)[0])}, optional"
+        lines.append(f"| `{name}` | {shape} | {info.description} |")
     return "\n".join(lines) + "\n"
 
 

@@ -42,10 +42,14 @@ def described_fields(source: type) -> list[tuple[str, Any, FieldInfo]]:
 def model_of(source: type, name: str, doc: str) -> type[BaseModel]:
     """A pydantic model with the fields of the dataclass `source`, for JSON Schema."""
     definitions: dict[str, Any] = {}
+    defaults = {f.name: f.default for f in dataclasses.fields(source)}
     for field_name, kind, info in described_fields(source):
         key = f"{field_name}_" if field_name in _TAKEN else field_name
         alias = field_name if key != field_name else None
-        definitions[key] = (kind, Field(description=info.description, alias=alias))
+        # A field with a default (the envelope's `salt`) is optional: not `required`.
+        default = defaults[field_name]
+        extra = {} if default is dataclasses.MISSING else {"default": default}
+        definitions[key] = (kind, Field(description=info.description, alias=alias, **extra))
     model: type[BaseModel] = create_model(
         name, __config__=ConfigDict(populate_by_name=True), __doc__=doc, **definitions
     )

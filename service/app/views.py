@@ -7,15 +7,17 @@ from typing import Any
 from service.deciding import Loaded
 from service.domain.context import Actor
 from service.domain.envelope import Envelope
-from service.domain.redaction import sees_everything
+from service.domain.redaction import sees_everything, unsalted
 from service.domain.ruleset import EncounterState, RulesetBase
 
 
 def redacted_envelope(
     ruleset: RulesetBase[Any], envelope: Envelope, actor: Actor, state: EncounterState
 ) -> dict[str, Any] | None:
-    """The envelope as `actor` may see it, or None when the actor is not told of it."""
-    return ruleset.redact_event(envelope, actor, state)
+    """The envelope as `actor` may see it, or None when the actor is not told of it: without
+    its `salt` when any part of it is hidden (`unsalted`), whatever hid it (the shared
+    redaction, or a ruleset's own, as fifty-two's sealed pool)."""
+    return unsalted(envelope, ruleset.redact_event(envelope, actor, state))
 
 
 def redacted_envelopes(

@@ -245,6 +245,7 @@ def _reproduce(
             seed,
             parse_iso(first.at),
             authority=False,
+            salts={e.version: e.salt for e in group}.get,
         )
     except FrayError as error:
         return f"re-running the command was rejected ({error.code}: {error.message})"

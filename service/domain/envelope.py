@@ -69,6 +69,12 @@ class Envelope:
         str,
         Field(description="SHA-256 (hex) of its canonical JSON without `hash`."),
     ]
+    salt: Annotated[
+        str | None,
+        Field(description="128 secret random bits (32 hex digits) hashed with the rest, so that "
+              "what a viewer is not shown cannot be guessed back from `hash`: left out of an "
+              "event shown with parts hidden, and absent from events recorded before it."),
+    ] = None  # fmt: skip
     # The body `seal` wrote while hashing (an envelope read from a body recomputes it): not
     # part of the envelope's shape.
     sealed_body: bytes | None = field(
@@ -76,7 +82,12 @@ class Envelope:
     )
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in ENVELOPE_FIELDS}
+        """Its members; `salt` only when it has one (absent, not null, on an envelope
+        recorded before salts, so that its canonical JSON and its hash are as they were)."""
+        out = {name: getattr(self, name) for name in ENVELOPE_FIELDS}
+        if self.salt is None:
+            del out["salt"]
+        return out
 
     def body(self) -> bytes:
         """The canonical JSON of the envelope: what the store keeps."""
@@ -89,7 +100,7 @@ class Envelope:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Envelope:
-        return cls(**{name: data[name] for name in ENVELOPE_FIELDS})
+        return cls(**{name: data[name] for name in REQUIRED_FIELDS}, salt=data.get("salt"))
 
     @classmethod
     def from_body(cls, body: bytes) -> Envelope:
@@ -108,19 +119,29 @@ def seal(
     command: dict[str, Any] | None,
     rolls: list[dict[str, Any]],
     prev_hash: str,
+    salt: str | None = None,
 ) -> Envelope:
     """Build an envelope and its hash: SHA-256 of its canonical JSON without `hash`.
 
     Canonical JSON sorts keys, and `hash` sorts between `data` and `prev_hash`: the
     canonical JSON of the keys before it and of those after it, joined, is the hashed text,
     and joined around `"hash":"…"` the body, so the envelope is serialized once, not twice.
+    `salt`, when given, sorts after `rolls` (in the tail); without one the envelope has no
+    `salt` member at all, as every envelope recorded before salts.
     """
     head = canonical_bytes(
         {"actor": actor, "at": at, "command": command, "command_id": command_id, "data": data}
     )
-    tail = canonical_bytes(
-        {"prev_hash": prev_hash, "rolls": rolls, "schema": schema, "type": type, "version": version}
-    )
+    after: dict[str, Any] = {
+        "prev_hash": prev_hash,
+        "rolls": rolls,
+        "schema": schema,
+        "type": type,
+        "version": version,
+    }
+    if salt is not None:
+        after["salt"] = salt
+    tail = canonical_bytes(after)
     digest = sha256_hex(head[:-1] + b"," + tail[1:])
     return Envelope(
         version=version,
@@ -134,6 +155,7 @@ def seal(
         rolls=rolls,
         prev_hash=prev_hash,
         hash=digest,
+        salt=salt,
         sealed_body=b"".join((head[:-1], b',"hash":"', digest.encode(), b'",', tail[1:])),
     )
 
@@ -141,3 +163,5 @@ def seal(
 ENVELOPE_FIELDS: tuple[str, ...] = tuple(
     f.name for f in fields(Envelope) if not f.metadata.get("internal")
 )
+# The members every envelope has; `salt` is the one an envelope may lack.
+REQUIRED_FIELDS: tuple[str, ...] = tuple(name for name in ENVELOPE_FIELDS if name != "salt")

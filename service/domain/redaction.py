@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from service.domain.common import GM_OVERRIDE_EVENTS
 from service.domain.context import Actor
 from service.domain.encounter import EncounterState
-from service.domain.envelope import Envelope
+from service.domain.envelope import ENVELOPE_FIELDS, Envelope
 from service.domain.hidden import Fields, Hides, hide
 from service.domain.messages import Command, Event
 from service.domain.table import Combatant, Table
@@ -177,6 +177,30 @@ def redact_event(
     if hides is None:
         return envelope.to_dict()
     return without_health(ruleset, envelope.to_dict(), hides)
+
+
+def unsalted(envelope: Envelope, shown: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`shown` (the envelope as a viewer sees it) less its `salt` when anything of it was
+    blanked: its stored `hash` is all it keeps of the hidden parts, and without the salt no
+    guess at them (an enemy's hp: a thousand tries) can be checked against that hash. An
+    event shown whole keeps its salt, so its hash can be recomputed (docs/audit.md)."""
+    if shown is None or envelope.salt is None or _whole(envelope, shown):
+        return shown
+    return {k: v for k, v in shown.items() if k != "salt"}
+
+
+def _whole(envelope: Envelope, shown: dict[str, Any]) -> bool:
+    """Whether `shown` is every member of `envelope`, unchanged (most are the very objects)."""
+    if len(shown) != len(ENVELOPE_FIELDS):
+        return False
+    for name in ENVELOPE_FIELDS:
+        stored = getattr(envelope, name)
+        if name not in shown:
+            return False
+        value = shown[name]
+        if value is not stored and value != stored:
+            return False
+    return True
 
 
 def without_health(

@@ -17,7 +17,7 @@ from service.api.errors import status_of
 from service.api.graphql.schema import build_schema
 from service.api.openapi import OPERATIONS, build_openapi
 from service.demos.runner import StepRefused
-from service.domain.envelope import ENVELOPE_FIELDS, seal
+from service.domain.envelope import ENVELOPE_FIELDS, REQUIRED_FIELDS, seal
 from service.domain.errors import FrayError, RuleViolation
 from service.store.errors import StoreError
 
@@ -39,7 +39,7 @@ def test_a_changed_description_shows_as_drift() -> None:
 def test_the_openapi_event_has_the_envelopes_fields_and_descriptions() -> None:
     event = build_openapi()["components"]["schemas"]["Event"]
     assert list(event["properties"]) == list(ENVELOPE_FIELDS)
-    assert sorted(event["required"]) == sorted(ENVELOPE_FIELDS)
+    assert sorted(event["required"]) == sorted(REQUIRED_FIELDS)  # all but `salt`
     assert all(p.get("description") for p in event["properties"].values())
 
 
@@ -53,17 +53,18 @@ def test_the_graphql_event_has_the_envelopes_fields_and_descriptions_then_its_re
     assert all(field.description for field in event.fields.values())
 
 
-def test_a_sealed_envelope_validates_against_the_openapi_event() -> None:
+@pytest.mark.parametrize("salt", [None, "0f" * 16], ids=["unsalted", "salted"])
+def test_a_sealed_envelope_validates_against_the_openapi_event(salt: str | None) -> None:
     from service.api.shapes import Event
 
     envelope = seal(
         version=1, type="encounter-created", schema=1, data={"ruleset": "freeform"},
         at="2026-11-26T00:00:00.000Z", command_id="c-1", actor={"id": "gm", "role": "gm"},
-        command=None, rolls=[], prev_hash="0" * 64,
+        command=None, rolls=[], prev_hash="0" * 64, salt=salt,
     )  # fmt: skip
-    assert Event.model_validate(envelope.to_dict()).model_dump(by_alias=True) == (
-        envelope.to_dict()
-    )
+    assert ("salt" in envelope.to_dict()) == (salt is not None)
+    validated = Event.model_validate(envelope.to_dict())
+    assert validated.model_dump(by_alias=True, exclude_unset=True) == envelope.to_dict()
 
 
 @pytest.mark.parametrize(

@@ -105,7 +105,7 @@ async def test_a_players_export_has_a_line_per_version_saying_what_was_hidden(
             assert seen == {"left_out": True, "version": envelope["version"]}
             kinds.append(envelope["type"])
         else:
-            assert seen["redacted"] == ["command", "data"], seen
+            assert seen["redacted"] == ["command", "data", "salt"], seen
             kept = ("actor", "at", "command_id", "hash", "prev_hash", "rolls", "type", "version")
             assert {k: seen[k] for k in kept} == {k: envelope[k] for k in kept}
             assert shown == canonical_bytes(seen)

@@ -48,6 +48,7 @@ def sealed_deal(envelope: dict[str, Any]) -> None:
     assert envelope["type"] == "field-dealt"
     assert envelope["data"]["pool"] is None and envelope["data"]["pool_size"] == 52 - 3 * 5
     assert not [r for r in envelope["rolls"] if r["purpose"] == "shuffle the deck"]
+    assert "salt" not in envelope  # a part hidden: no salt to check a guess against the hash
 
 
 async def test_the_gms_own_deal_answer_does_not_show_the_pool(api: Api, encounter_id: str) -> None:
@@ -100,7 +101,7 @@ async def test_sse_sends_the_deal_sealed(redis_url: str, encounter_id: str) -> N
 async def test_graphql_state_and_events_are_sealed(api: Api, encounter_id: str) -> None:
     credentials, _ = await dealt(api, encounter_id)
     query = """query($id: String!) { encounter(id: $id) { state
-        events(first: 50) { edges { node { type data } } } } }"""
+        events(first: 50) { edges { node { type data salt } } } } }"""
     response = await api.client.post(
         "/graphql",
         json={"query": query, "variables": {"id": encounter_id}},
@@ -113,7 +114,7 @@ async def test_graphql_state_and_events_are_sealed(api: Api, encounter_id: str) 
     deal = next(
         e["node"] for e in encounter["events"]["edges"] if e["node"]["type"] == "field-dealt"
     )
-    assert deal["data"]["pool"] is None
+    assert deal["data"]["pool"] is None and deal["salt"] is None
 
 
 async def test_the_pool_and_the_seed_are_shown_once_the_encounter_ends(
@@ -126,4 +127,5 @@ async def test_the_pool_and_the_seed_are_shown_once_the_encounter_ends(
         events = (await api.get(f"{path}/events", credentials[role])).json()["events"]
         deal = next(e for e in events if e["type"] == "field-dealt")
         assert len(deal["data"]["pool"]) == 37, role
+        assert len(deal["salt"]) == 32, role  # shown whole now: its salt with it
         assert (await api.get(f"{path}/seed", credentials[role])).status_code == 200

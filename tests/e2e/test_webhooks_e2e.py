@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -252,6 +253,28 @@ def test_a_player_view_webhook_never_carries_the_enemys_hidden_health(
     for received in receiver.all("/player"):
         assert not shows(HIDDEN_HP, received.body.decode())
         assert not shows(HIDDEN_HP - 5, received.body.decode())
+    # Nor its salt where a part is hidden (docs/audit.md, "The salt"), so the hash cannot be
+    # brute-forced; an event the player's view shows whole carries it and re-hashes.
+    gm = {r.delivery["event"]["version"]: r.delivery["event"] for r in receiver.ok("/gm")}
+    player = {r.delivery["event"]["version"]: r.delivery["event"] for r in receiver.ok("/player")}
+    assert all(rehashes(event) and len(event["salt"]) == 32 for event in gm.values())
+    salted, unsalted = set(), set()
+    for version, event in player.items():
+        assert event["hash"] == gm[version]["hash"]
+        if "salt" in event:
+            assert event == gm[version] and rehashes(event)
+            salted.add((event["type"], event["data"].get("combatant_id")))
+        else:
+            assert not rehashes({**event, "salt": gm[version]["salt"]})  # a part is hidden
+            unsalted.add((event["type"], event["data"].get("combatant_id")))
+    assert ("combatant-added", "goblin") in unsalted
+    assert ("combatant-added", "bramli") in salted
+
+
+def rehashes(event: dict[str, Any]) -> bool:
+    body = {k: v for k, v in event.items() if k != "hash"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest() == event["hash"]
 
 
 def shows(number: int, body: str) -> bool:

@@ -1,11 +1,13 @@
 """Given events, when a command, then events: ruleset specs without Redis.
 
 The harness seals envelopes exactly as the pipeline does (engine.decide_envelopes), so
-ruleset tests see the same events, rolls and hashes the service would store.
+ruleset tests see the same events, rolls and hashes the service would store; unsalted, as
+the streams recorded before salts, unless given a `salt` source as the engine is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -33,6 +35,7 @@ class Table:
     now: datetime = START
     envelopes: list[Envelope] = field(default_factory=list)
     state: EncounterState | None = None
+    salt: Callable[[], str] | None = None  # each envelope's, as `Engine.salt`; None: none
 
     def __post_init__(self) -> None:
         options = self.ruleset.parse_options(self.options)
@@ -47,7 +50,7 @@ class Table:
         first = seal(
             version=1, type=kind, schema=schema, data=data, at=iso(self.now),
             command_id="create", actor=GM.to_dict(), command=None, rolls=[],
-            prev_hash=ZERO_HASH,
+            prev_hash=ZERO_HASH, salt=None if self.salt is None else self.salt(),
         )  # fmt: skip
         self.envelopes.append(first)
         self.state = self.ruleset.initial_state(created)
@@ -70,15 +73,21 @@ class Table:
         """Decide and append a command; return its envelopes (RuleViolation propagates)."""
         request = CommandRequest(command=command, dice=dice, deck_orders=orders)
         parsed = self.ruleset.parse_command(command)
+        salts = None if self.salt is None else self._salts
         events, envelopes = decide_envelopes(
-            self.loaded(), parsed, request, actor, f"c{self.version + 1}", self.seed, self.now
-        )
+            self.loaded(), parsed, request, actor, f"c{self.version + 1}", self.seed, self.now,
+            salts=salts,
+        )  # fmt: skip
         self.envelopes += envelopes
         if any(e.type == "rewound" for e in envelopes):
             self.state = replay(self.ruleset, self.envelopes)
         else:
             self.state = self.ruleset.apply(self.loaded().state, events)
         return envelopes
+
+    def _salts(self, version: int) -> str:
+        assert self.salt is not None
+        return self.salt()
 
     def types(self, envelopes: list[Envelope]) -> list[str]:
         return [e.type for e in envelopes]

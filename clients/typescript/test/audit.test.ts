@@ -43,7 +43,7 @@ function statuses(report: AuditReport): Record<string, string> {
 }
 
 test("docs/audit.md has every vector", () => {
-  for (const name of ["seed", "canonical", "draws", "dice", "shuffle", "envelope", "chain", "receipt"]) {
+  for (const name of ["seed", "canonical", "draws", "dice", "shuffle", "envelope", "salted-envelope", "chain", "receipt"]) {
     vector(name);
   }
 });
@@ -104,6 +104,18 @@ test("the envelope vector: hashed text, hash and line", async () => {
   assert.equal(canonicalJson(body), v.hashed);
   assert.equal(await sha256Hex(v.hashed as string), v.hash);
   assert.equal(canonicalJson(envelope), v.line);
+});
+
+test("the salted envelope vector: the salt is hashed, between rolls and schema", async () => {
+  const v = vector("salted-envelope");
+  const envelope = v.envelope as JsonObject;
+  const { hash: _hash, ...body } = envelope;
+  assert.equal(canonicalJson(body), v.hashed);
+  assert.equal(await sha256Hex(v.hashed as string), v.hash);
+  assert.equal(canonicalJson(envelope), v.line);
+  const { salt: _salt, ...stripped } = body;
+  assert.notEqual(await sha256Hex(canonicalJson(stripped)), v.hash);
+  assert.equal(await sha256Hex(canonicalJson(stripped)), vector("envelope").hash);
 });
 
 test("the chain vector audits, with its seed", async () => {

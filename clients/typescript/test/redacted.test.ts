@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { auditRedacted, canonicalJson, parseJson, type JsonObject, type RedactedReport } from "../src/audit/index.js";
+import { auditEnvelopes, auditRedacted, canonicalJson, parseJson, type JsonObject, type RedactedReport } from "../src/audit/index.js";
 import type { Command, PublicKey } from "../src/index.js";
 import { fray, skirmish } from "./helpers.js";
 
@@ -76,7 +76,55 @@ test("a player's export verifies, counting what it recomputed, took as signed an
   const head = report.checks.find((c) => c.name === "head")!;
   assert.match(head.detail, new RegExp(`^version ${n} is the head, signed by key '`));
   const goblin = versionOf(lines, (e) => e.type === "combatant-added" && (e.data as JsonObject).combatant_id === "goblin");
-  assert.deepEqual((parseJson(lines[at(goblin)]!) as JsonObject).redacted, ["command", "data"]);
+  assert.deepEqual((parseJson(lines[at(goblin)]!) as JsonObject).redacted, ["command", "data", "salt"]);
+});
+
+test("a player gets each event's salt where it sees the event whole, and none where a part is hidden", async () => {
+  const { lines, gmLines } = await theFight();
+  let whole = 0;
+  for (const [i, line] of lines.slice(1).entries()) {
+    const shown = parseJson(line) as JsonObject;
+    const stored = gmLines[i]!;
+    assert.match(stored.salt as string, /^[0-9a-f]{32}$/, `version ${i + 1} of the GM's export is salted`);
+    if ("left_out" in shown) continue;
+    if ("redacted" in shown) {
+      assert.equal(shown.salt, undefined, `version ${i + 1} has hidden parts: no salt`);
+    } else {
+      assert.equal(shown.salt, stored.salt, `version ${i + 1} is whole: its salt`);
+      assert.equal(line, canonicalJson(stored));
+      whole++;
+    }
+  }
+  assert.equal(whole, gmLines.length - 3);
+});
+
+test("the GM's salted export passes; a salt stripped or changed fails the chain at its version", async () => {
+  const { gmLines } = await theFight();
+  const clean = await auditEnvelopes(gmLines);
+  assert.equal(clean.checks.find((c) => c.name === "chain")!.status, "passed", JSON.stringify(clean.checks));
+  assert.notEqual(clean.verdict, "failed", JSON.stringify(clean.checks));
+  const v = gmLines.findIndex((e) => (e.data as JsonObject).purpose === "in the open") + 1;
+  const cases: [string, (e: JsonObject) => void][] = [
+    ["stripped", (e) => { delete e.salt; }],
+    ["changed", (e) => { e.salt = "0".repeat(32); }],
+  ];
+  for (const [name, edit] of cases) {
+    const copy = gmLines.map((e) => parseJson(canonicalJson(e)) as JsonObject);
+    edit(copy[v - 1]!);
+    const report = await auditEnvelopes(copy);
+    const chain = report.checks.find((c) => c.name === "chain")!;
+    assert.equal(report.verdict, "failed", name);
+    assert.equal(chain.detail, `version ${v}: hash does not match its contents (edited)`, name);
+  }
+});
+
+test("a whole event of a player's export with its salt stripped fails, and names the version", async () => {
+  const { lines, trusted } = await theFight();
+  const roll = versionOf(lines, (e) => (e.data as JsonObject | undefined)?.purpose === "in the open");
+  const copy = edited(lines, roll, (e) => { delete e.salt; });
+  const report = await auditRedacted(`${copy.join("\n")}\n`, { trusted });
+  assert.equal(failure(report), `chain: version ${roll}: hash does not match its contents (edited), `
+    + "and the export does not mark it redacted");
 });
 
 test("each tampering of a player's export fails and names the version", async () => {

@@ -91,7 +91,7 @@ def _event_type() -> Any:
     def of(cls: Any, envelope: dict[str, Any]) -> Any:
         receipt = envelope.get("receipt")
         return cls(
-            **{k: envelope[k] for k in names},
+            **{k: envelope.get(k) for k in names},
             receipt=None if receipt is None else receipt_output(receipt),
         )
 

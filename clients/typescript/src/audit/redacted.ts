@@ -18,7 +18,7 @@
 import { canonicalJson, parseJson, type JsonObject, type JsonValue } from "./canonical.js";
 import { Ed25519Unsupported } from "./crypto.js";
 import {
-  ENVELOPE_FIELDS, Report, ZERO_HASH, envelopeHash, envelopeProblem, isObject, keysOf, pick,
+  ENVELOPE_FIELDS, OPTIONAL_FIELDS, Report, ZERO_HASH, envelopeHash, envelopeProblem, isObject, keysOf, pick,
   readCreated, seedMatches, show, verifyReceipt, type AuditOptions, type AuditReport,
   type Envelope, type Receipt,
 } from "./verify.js";
@@ -47,8 +47,10 @@ type Line =
   | { version: number; envelope: null }
   | { version: number; envelope: Envelope; redacted: boolean };
 
+/** Members an envelope may have: its own and the optional ones (`salt`). */
+const MEMBERS: readonly string[] = [...ENVELOPE_FIELDS, ...OPTIONAL_FIELDS];
 /** Members an envelope may have blanked: never its place in the chain. */
-const REDACTABLE = new Set<string>(ENVELOPE_FIELDS.filter((f) => !["version", "prev_hash", "hash"].includes(f)));
+const REDACTABLE = new Set<string>(MEMBERS.filter((f) => !["version", "prev_hash", "hash"].includes(f)));
 
 interface Read {
   header: JsonObject | null;
@@ -100,7 +102,7 @@ function readLine(value: JsonObject): Line | string {
   }
   const problem = envelopeProblem(value);
   if (problem !== null) return problem;
-  const extra = Object.keys(value).filter((k) => !(ENVELOPE_FIELDS as readonly string[]).includes(k));
+  const extra = Object.keys(value).filter((k) => !MEMBERS.includes(k));
   if (extra.some((k) => k !== "redacted")) return `an envelope with a member '${extra.find((k) => k !== "redacted")!}'`;
   const redacted = value.redacted;
   if (redacted === undefined) return { version: value.version as number, envelope: pick(value), redacted: false };

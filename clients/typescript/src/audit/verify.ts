@@ -77,12 +77,18 @@ export type Envelope = JsonObject & {
   rolls: JsonValue[];
   prev_hash: string;
   hash: string;
+  /** 128 secret random bits hashed with the rest (docs/audit.md, "The salt"): absent from
+   * events recorded before salts, and from an event shown with parts hidden. */
+  salt?: string;
 };
 
+/** The members every envelope has. */
 export const ENVELOPE_FIELDS = [
   "version", "type", "schema", "data", "at", "command_id", "actor", "command", "rolls",
   "prev_hash", "hash",
 ] as const;
+/** The members an envelope may have: hashed, like the others, when present. */
+export const OPTIONAL_FIELDS = ["salt"] as const;
 export const ZERO_HASH = "0".repeat(64);
 
 /** The checks as they run (shared with ./redacted.ts, not exported by the package). */
@@ -174,10 +180,12 @@ export function envelopeProblem(value: JsonValue): string | null {
   return missing === undefined ? null : `not an event envelope (no '${missing}')`;
 }
 
-/** The envelope's own members (an SSE frame's `receipt`, beside them, is not hashed). */
+/** The envelope's own members (an SSE frame's `receipt`, beside them, is not hashed); a
+ * null `salt` (GraphQL's for none) is no salt, as Fray reads one. */
 export function pick(value: JsonObject): Envelope {
   const out: JsonObject = Object.create(null) as JsonObject;
   for (const name of ENVELOPE_FIELDS) out[name] = value[name]!;
+  for (const name of OPTIONAL_FIELDS) if (value[name] !== undefined && value[name] !== null) out[name] = value[name]!;
   return out as Envelope;
 }
 

@@ -1043,6 +1043,8 @@ export interface Event {
   prevHash: string;
   /** SHA-256 (hex) of its canonical JSON without `hash`. */
   hash: string;
+  /** 128 secret random bits (32 hex digits) hashed with the rest, so that what a viewer is not shown cannot be guessed back from `hash`: left out of an event shown with parts hidden, and absent from events recorded before it. */
+  salt: string | null;
   /** Its receipt, on `encounterEvents` (the stored event's: see `Receipt`); null in pages and in `CommandAccepted.events`, whose `receipt` names the last. */
   receipt: Receipt | null;
 }

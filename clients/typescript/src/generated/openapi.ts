@@ -959,6 +959,12 @@ export interface components {
              * @description SHA-256 (hex) of its canonical JSON without `hash`.
              */
             hash: string;
+            /**
+             * Salt
+             * @description 128 secret random bits (32 hex digits) hashed with the rest, so that what a viewer is not shown cannot be guessed back from `hash`: left out of an event shown with parts hidden, and absent from events recorded before it.
+             * @default null
+             */
+            salt?: string | null;
         };
         /** EventPage */
         EventPage: {
