@@ -74,6 +74,15 @@ class Gm:
         body: dict[str, Any] = got.json()
         return body
 
+    def events(self) -> list[dict[str, Any]]:
+        """The first page of the stream (up to 100 events), as the GM sees it."""
+        got = self.client.get(
+            f"/v1/encounters/{self.encounter_id}/events", headers=bearer(self.token)
+        )
+        assert got.status_code == 200, got.text
+        found: list[dict[str, Any]] = got.json()["events"]
+        return found
+
 
 def screenshots(name: str, pages: dict[str, Page]) -> None:
     """`make table-screenshots` sets FRAY_TABLE_SCREENSHOTS to docs/table/: each page's

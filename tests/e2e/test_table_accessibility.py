@@ -145,7 +145,7 @@ def test_a_player_answers_fifty_twos_reflex_save_with_the_keyboard_only(
         )
         expect(player.locator("#prompts .prompt")).to_have_count(0)
         expect(player.locator("[data-combatant=alice] .conditions")).to_have_count(0)
-        took = [e["data"] for e in gm_events(gm) if e["type"] == "spell-took-effect"]
+        took = [e["data"] for e in gm.events() if e["type"] == "spell-took-effect"]
         assert [(t["save"], t["prone"], t["save_cost"]) for t in took] == [("failed", False, 0)]
     finally:
         player.goto("about:blank")
@@ -200,21 +200,11 @@ def test_a_player_attacks_and_ends_the_turn_with_the_keyboard_only(
         assert focus_visible(player)
         player.keyboard.press("Enter")
         expect(player.locator("#turn")).to_contain_text("GM's slot")
-        ended = [e["data"] for e in gm_events(gm) if e["type"] == "turn-ended"]
+        ended = [e["data"] for e in gm.events() if e["type"] == "turn-ended"]
         assert ended == [{"combatant_id": "bramli", "reason": "done"}], ended
     finally:
         player.goto("about:blank")
     assert errors == [], errors
-
-
-def gm_events(gm: Gm) -> list[dict[str, Any]]:
-    got = gm.client.get(
-        f"/v1/encounters/{gm.encounter_id}/events",
-        headers={"Authorization": f"Bearer {gm.token}"},
-    )
-    assert got.status_code == 200, got.text
-    found: list[dict[str, Any]] = got.json()["events"]
-    return found
 
 
 def no_sideways_scroll(page: Page) -> None:

@@ -192,6 +192,32 @@ def test_a_gm_and_a_player_play_the_opening_of_fifty_two_through_the_table_view(
             expect(gm_page.locator("#refusal .code")).to_have_text("rewind/not-in-past")
             expect(gm_page.locator("#refusal strong")).not_to_be_empty()
 
+            # An optional field, folded under "more options" and sent only when filled in:
+            # a cost other than one point is the GM's to set (§5.2), so the player's is
+            # refused, with its rule; the kind alone goes through at Fray's default cost.
+            other = player.locator("form.action", has=player.locator(
+                "[data-action=other-action]"))  # fmt: skip
+            other.get_by_label("Description").fill("Hunter's mark")
+            other.get_by_text("more options").click()
+            expect(other.get_by_label("Kind")).to_have_value("")
+            other.get_by_label("Kind").select_option("class-ability")
+            other.get_by_label("Cost").fill("2")
+            other.get_by_role("button", name=re.compile("^Another action")).click()
+            expect(player.locator("#refusal .code")).to_have_text("action/gm-sets-cost")
+            expect(player.locator("#refusal .rule")).to_have_text("(fifty-two §5.2)")
+            points = gm.state()["state"]["turn"]["points"]
+            other.locator("details.more").evaluate("(more) => { more.open = true; }")
+            other.get_by_label("Description").fill("Hunter's mark")
+            other.get_by_label("Kind").select_option("class-ability")
+            other.get_by_label("Cost").fill("")
+            other.get_by_role("button", name=re.compile("^Another action")).click()
+            expect(player.locator("#log")).to_contain_text("Alice: Hunter's mark.")
+            expect(player.locator("#field .points")).to_have_text(
+                f"Alice: {points - 1} action points left"
+            )
+            (taken,) = [e["data"] for e in gm.events() if e["type"] == "other-action-taken"]
+            assert (taken["kind"], taken["cost"]) == ("class-ability", 1)
+
             # The player ends Alice's turn: Evans acts, on both pages.
             player.get_by_role("button", name="End the turn").click()
             for page in (gm_page, player):

@@ -37,13 +37,17 @@ function choiceList(value: unknown): value is (string | number | boolean)[] {
   return Array.isArray(value) && value.length > 0 && value.every(scalar);
 }
 
-/** The command's fields Fray already knows, and the fields left to ask for. */
-export function plan(action: ActionOption): { known: Record<string, unknown>; ask: [string, Schema][] } {
+/** The command's fields Fray already knows, the fields left to ask for, and the optional
+ * ones (`more`: drawn folded away, sent only when filled in, so Fray's default stands). */
+export function plan(action: ActionOption): {
+  known: Record<string, unknown>; ask: [string, Schema][]; more: [string, Schema][];
+} {
   const schema = (action.params_schema ?? {}) as Schema;
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set((schema.required as string[] | undefined) ?? []);
   const known: Record<string, unknown> = {};
   const ask: [string, Schema][] = [];
+  const more: [string, Schema][] = [];
   const actorField = ACTOR_FIELDS.find((name) => name in properties);
   for (const [name, property] of Object.entries(properties)) {
     if (name === "type") continue;
@@ -55,9 +59,11 @@ export function plan(action: ActionOption): { known: Record<string, unknown>; as
     else if (choiceList(hint) && branch(property).type === "array") known[name] = hint;
     else if (required.has(name) || /target/.test(name) || choiceList(hint) || isCellSchema(property)) {
       ask.push([name, property]);
+    } else {
+      more.push([name, property]);
     }
   }
-  return { known, ask };
+  return { known, ask, more };
 }
 
 function label(name: string, property: Schema): string {
@@ -66,7 +72,11 @@ function label(name: string, property: Schema): string {
 
 let serial = 0;
 
-function field(name: string, property: Schema, action: ActionOption, combatants: Named[]): HTMLElement {
+/** A field's input; an `optional` one starts empty (a list with "—" chosen) and sends
+ * nothing until it is filled in. */
+function field(
+  name: string, property: Schema, action: ActionOption, combatants: Named[], optional = false,
+): HTMLElement {
   const shape = branch(property);
   // Numbered: one actor may be offered one action type more than once (delvers-deep's walk,
   // jog and sprint; fifty-two's normal and critical attacks), and a label names its field.
@@ -84,23 +94,32 @@ function field(name: string, property: Schema, action: ActionOption, combatants:
   if (COMBATANT_FIELD.test(name) && shape.type === "string" || /target/.test(name) && shape.type !== "array") {
     const ids = action.targets ?? combatants.map((c) => c.id);
     const names = new Map(combatants.map((c) => [c.id, c.name]));
-    input = h("select", { id, name }, ids.map((t) => h("option", { value: t }, names.get(t) ?? t)));
+    input = h("select", { id, name }, unset(optional),
+      ids.map((t) => h("option", { value: t }, names.get(t) ?? t)));
   } else if (COMBATANTS_FIELD.test(name) && shape.type === "array") {
-    input = combatantsSelect(id, name, action, combatants);
+    input = combatantsSelect(id, name, action, combatants, optional);
   } else if (choices) {
     const numeric = shape.type === "integer" || shape.type === "number";
-    input = h("select", { id, name, "data-number": numeric },
-      choices.map((c) => h("option", { value: c, selected: c === String(shape.default) }, c)));
+    input = h("select", { id, name, "data-number": numeric }, unset(optional),
+      choices.map((c) => h("option", { value: c, selected: !optional && c === String(shape.default) }, c)));
   } else if (shape.type === "integer" || shape.type === "number") {
+    const start = (shape.default as number | undefined) ?? (shape.minimum as number | undefined) ?? 0;
     input = h("input", {
       id, name, type: "number", step: shape.type === "integer" ? 1 : "any",
       min: shape.minimum as number | undefined, max: shape.maximum as number | undefined,
-      value: (shape.default as number | undefined) ?? (shape.minimum as number | undefined) ?? 0,
+      value: optional ? null : start, placeholder: optional ? String(start) : null,
     });
+  } else if (shape.type === "boolean" && optional) {
+    // A checkbox always says yes or no; an optional yes/no may be left unsaid.
+    input = h("select", { id, name, "data-boolean": true }, unset(true),
+      h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
   } else if (shape.type === "boolean") {
     input = h("input", { id, name, type: "checkbox", checked: shape.default === true });
   } else if (shape.type === "string") {
-    input = h("input", { id, name, type: "text", value: (shape.default as string | undefined) ?? "" });
+    input = h("input", {
+      id, name, type: "text", value: optional ? null : (shape.default as string | undefined) ?? "",
+      placeholder: optional && typeof shape.default === "string" ? shape.default : null,
+    });
   } else {
     // An object, an array, a cell ($ref): JSON, as the command's schema has it.
     input = h("textarea", { id, name, rows: 2, "data-json": true, placeholder: "JSON" });
@@ -108,17 +127,27 @@ function field(name: string, property: Schema, action: ActionOption, combatants:
   return h("label", { for: id }, label(name, property), " ", input);
 }
 
-function combatantsSelect(id: string, name: string, action: ActionOption, combatants: Named[]): HTMLSelectElement {
+/** The empty choice an optional list starts on: it sends nothing. */
+function unset(optional: boolean): HTMLOptionElement | null {
+  return optional ? h("option", { value: "", selected: true }, "—") : null;
+}
+
+function combatantsSelect(
+  id: string, name: string, action: ActionOption, combatants: Named[], optional: boolean,
+): HTMLSelectElement {
   const ids = action.targets ?? combatants.map((c) => c.id);
   const names = new Map(combatants.map((c) => [c.id, c.name]));
-  return h("select", { id, name, multiple: true, size: Math.min(ids.length, 4) },
-    ids.map((t, i) => h("option", { value: t, selected: i === 0 }, names.get(t) ?? t)));
+  return h("select", { id, name, multiple: true, size: Math.min(ids.length, 4), "data-optional": optional },
+    ids.map((t, i) => h("option", { value: t, selected: !optional && i === 0 }, names.get(t) ?? t)));
 }
 
 function valueOf(input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement): unknown {
   if (input instanceof HTMLSelectElement && input.multiple) {
-    return Array.from(input.selectedOptions, (o) => o.value);
+    const chosen = Array.from(input.selectedOptions, (o) => o.value);
+    return chosen.length === 0 && input.hasAttribute("data-optional") ? undefined : chosen;
   }
+  if (input.value === "" && input instanceof HTMLSelectElement) return undefined;
+  if (input.hasAttribute("data-boolean")) return input.value === "true";
   if (input instanceof HTMLInputElement && input.type === "checkbox") return input.checked;
   if (input instanceof HTMLInputElement && input.type === "number") {
     return input.value === "" ? undefined : Number(input.value);
@@ -135,12 +164,17 @@ export function actionControl(
   combatants: Named[],
   send: (command: CommandBody) => void,
 ): HTMLElement {
-  const { known, ask } = plan(action);
+  const { known, ask, more } = plan(action);
   const button = h("button", { type: "submit", "data-action": action.type }, action.label);
   const cost = action.cost
     ? h("span", { class: "cost" }, Object.entries(action.cost).map(([k, v]) => `${v} ${k}`).join(", "))
     : null;
-  const form = h("form", { class: "action" }, button, cost, ask.map(([n, p]) => field(n, p, action, combatants)));
+  const optional = more.length > 0
+    ? h("details", { class: "more" }, h("summary", {}, "more options"),
+        more.map(([n, p]) => field(n, p, action, combatants, true)))
+    : null;
+  const form = h("form", { class: "action" }, button, cost,
+    ask.map(([n, p]) => field(n, p, action, combatants)), optional);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const command: CommandBody = { ...known, type: action.type };
