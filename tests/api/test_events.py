@@ -13,16 +13,18 @@ from tests.api.helpers import fight
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.parametrize(
-    ("after", "limit", "versions", "has_more"),
-    [
-        pytest.param(0, 3, [1, 2, 3], True, id="first page"),
-        pytest.param(3, 3, [4, 5, 6], True, id="middle page"),
-        pytest.param(6, 100, [7, 8, 9], False, id="last page"),
-        pytest.param(9, 10, [], False, id="past the end"),
-        pytest.param(0, 1000, [1, 2, 3, 4, 5, 6, 7, 8, 9], False, id="the largest page"),
-    ],
-)
+# A skirmish's 8 events and a roll, paged: (after, limit) -> the versions, and whether more
+# follow. The narration pages the same way (test_narration.py).
+PAGES = [
+    pytest.param(0, 3, [1, 2, 3], True, id="first page"),
+    pytest.param(3, 3, [4, 5, 6], True, id="middle page"),
+    pytest.param(6, 100, [7, 8, 9], False, id="last page"),
+    pytest.param(9, 10, [], False, id="past the end"),
+    pytest.param(0, 1000, [1, 2, 3, 4, 5, 6, 7, 8, 9], False, id="the largest page"),
+]
+
+
+@pytest.mark.parametrize(("after", "limit", "versions", "has_more"), PAGES)
 async def test_events_page_by_version(
     api: Api, encounter_id: str, after: int, limit: int, versions: list[int], has_more: bool
 ) -> None:

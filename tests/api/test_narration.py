@@ -7,6 +7,7 @@ import pytest
 
 from tests.api.conftest import KEY, RIVAL_KEY, Api
 from tests.api.outsider import shows
+from tests.api.test_events import PAGES
 from tests.api.test_hidden_health import BLOW, Fight, fifty_two
 
 pytestmark = pytest.mark.anyio
@@ -22,16 +23,7 @@ def narration(encounter_id: str) -> str:
     return f"/v1/encounters/{encounter_id}/narration"
 
 
-@pytest.mark.parametrize(
-    ("after", "limit", "versions", "has_more"),
-    [
-        pytest.param(0, 3, [1, 2, 3], True, id="first page"),
-        pytest.param(3, 3, [4, 5, 6], True, id="middle page"),
-        pytest.param(6, 100, [7, 8, 9], False, id="last page"),
-        pytest.param(9, 10, [], False, id="past the end"),
-        pytest.param(0, 1000, [1, 2, 3, 4, 5, 6, 7, 8, 9], False, id="the largest page"),
-    ],
-)
+@pytest.mark.parametrize(("after", "limit", "versions", "has_more"), PAGES)
 async def test_narration_pages_as_events_do(
     api: Api, encounter_id: str, after: int, limit: int, versions: list[int], has_more: bool
 ) -> None:
