@@ -8,6 +8,7 @@
 import type { components } from "@fray/client";
 import { cellField, isCellSchema, parseCell } from "./cells.js";
 import { h } from "./dom.js";
+import { markSent } from "./keep.js";
 
 type ActionOption = components["schemas"]["ActionOption"];
 type Schema = Record<string, unknown>;
@@ -191,6 +192,7 @@ export function actionControl(
       form.append(h("p", { class: "refusal", role: "alert" }, why));
       return;
     }
+    markSent(form);
     send(command);
   });
   return form;

@@ -13,7 +13,7 @@ import { drawField } from "./cards.js";
 import { fillForm } from "./cells.js";
 import { countDown, formatMs, type Countdown } from "./clocks.js";
 import { fill, h } from "./dom.js";
-import { keepingFocus } from "./focus.js";
+import { keepingInput } from "./keep.js";
 import { GM_CLOCK_ACTIONS, renderClockControls } from "./gm.js";
 import { drawMap, type Pick } from "./map.js";
 import { EventLog } from "./narrate.js";
@@ -188,7 +188,7 @@ class Table {
     const send = (command: CommandBody) => void this.send(command);
     const drawnElsewhere = (type: string) => PROMPTED.has(type) || GM_CLOCK_ACTIONS.has(type);
     this.forms.clear();
-    keepingFocus($("actions"), () => fill($("actions"),
+    keepingInput($("actions"), () => fill($("actions"),
       legal.actions.filter((a) => !drawnElsewhere(a.type)).map((a) => {
         const form = actionControl(a, named, send) as HTMLFormElement;
         this.forms.set(a, form);
