@@ -27,6 +27,7 @@ from service.rules.d20_action_points import v1_0 as d20_v1_0
 from service.rules.delvers_deep import v1_1 as delvers_v1_1
 from service.rules.fifty_two import v1_0 as fifty_two_v1_0
 from service.rules.fifty_two import v1_1 as fifty_two_v1_1
+from service.rules.fifty_two import v1_2 as fifty_two_v1_2
 from service.rules.freeform import v1_0 as freeform_v1_0
 from service.rules.hex_tactical import v1_0 as hex_v1_0
 
@@ -45,6 +46,7 @@ EARLIER: tuple[RulesetBase[Any], ...] = (
     v1_1.RULESET_1_1,
     fifty_two_v1_0.RULESET_1_0,
     fifty_two_v1_1.RULESET_1_1,
+    fifty_two_v1_2.RULESET_1_2,
     freeform_v1_0.RULESET_1_0,
     d20_v1_0.RULESET_1_0,
     delvers_v1_1.RULESET_1_1,

@@ -14,6 +14,7 @@ from service.domain.envelope import Envelope
 from service.domain.errors import RuleViolation
 from service.domain.messages import Command, Event
 from service.domain.narration import Names, narrate_with
+from service.domain.options import EncounterOptions
 from service.domain.ruleset import RulesetBase
 from service.domain.table import Pool
 from service.domain.views import ActionOption
@@ -26,7 +27,7 @@ from service.rules.fifty_two.state import FiftyTwoOptions, FiftyTwoState, FiftyT
 
 class FiftyTwo(RulesetBase[FiftyTwoState]):
     name = "fifty-two"
-    version = "1.2.0"
+    version = "1.3.0"
     title = "52: the playing-card field of battle"
     options_model = FiftyTwoOptions
     state_model = FiftyTwoState
@@ -36,6 +37,13 @@ class FiftyTwo(RulesetBase[FiftyTwoState]):
     event_schemas = EVENT_SCHEMAS
     upcasters = UPCASTERS
     seed_sealed = True
+    saves_hold_clock = True
+    """§4.5 and §8: a spell waiting for a Reflex save stops the decision clock
+    (`FiftyTwoState.saves_hold_clock`); False in the versions before 1.3.0."""
+
+    def new_state(self, options: EncounterOptions) -> FiftyTwoState:
+        state = super().new_state(options)
+        return state.model_copy(update={"saves_hold_clock": self.saves_hold_clock})
 
     def decide(self, state: FiftyTwoState, command: Command, ctx: DecideContext) -> list[Event]:
         # The chart, the ranks, the surprise order and the turns hold every combatant from

@@ -123,6 +123,9 @@ def decide_own(state: FiftyTwoState, command: Command, ctx: DecideContext) -> li
                     state, command.combatant_id, command.attempt, command.cover_feet, ctx
                 )
             )
+            if state.saves_hold_clock:
+                # The spell has landed: the caster's turn goes on, with the clock afresh.
+                _restart_clock(run)
         case ChooseColumns():
             run.emit(opening.choose_columns(state, command.modifier, ctx))
         case Deal():
@@ -155,6 +158,8 @@ def decide_own(state: FiftyTwoState, command: Command, ctx: DecideContext) -> li
 
 def _restart_clock(run: Run) -> None:
     turn = run.state.turn
+    if run.state.saves_hold_clock and run.state.pending_spell is not None:
+        return  # the clock waits with the spell (turns.hold_for_save)
     if turn is not None and turns.can_still_act(run.state, turn):
         # fifty-two §4.5: "Each action taken is a decision ... the clock restarts."
         run.emit(turns.clock(run.state, turn.combatant_id, run.ctx))

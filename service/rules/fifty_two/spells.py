@@ -20,7 +20,7 @@ from service.rules.fifty_two.events import SpellCast, SpellPending, SpellSuspend
 from service.rules.fifty_two.reflex import PRONE
 from service.rules.fifty_two.sides import damage_purpose, stats_of
 from service.rules.fifty_two.state import FiftyTwoState, Spell
-from service.rules.fifty_two.turns import acting, pay
+from service.rules.fifty_two.turns import acting, hold_for_save, pay
 
 SPELLS = "fifty-two §5.2"
 REFLEX = "fifty-two §8"
@@ -121,17 +121,16 @@ def take_effect(
         defender = state.table.combatants.get(target)
         if defender is not None and not defender.out_of_fight:
             limit = reflex.dive_limit(stats_of(defender).str_mod, stats_of(defender).size)
-            return [
-                ctx.emit(
-                    SpellPending(
-                        combatant_id=cid,
-                        spell=spell.name,
-                        target=target,
-                        dc=spell.reflex_dc,
-                        dive_limit=limit,
-                    )
+            pending = ctx.emit(
+                SpellPending(
+                    combatant_id=cid,
+                    spell=spell.name,
+                    target=target,
+                    dc=spell.reflex_dc,
+                    dive_limit=limit,
                 )
-            ]
+            )
+            return [pending, *hold_for_save(state, ctx)]
     return resolve(state, cid, spell, target, ctx)
 
 

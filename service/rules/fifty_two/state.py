@@ -259,6 +259,12 @@ class FiftyTwoState(EncounterState):
     last_attacker: dict[str, str] = Field(default_factory=dict)
     castings: dict[str, Casting] = Field(default_factory=dict)
     pending_spell: PendingSpell | None = None
+    saves_hold_clock: bool = Field(
+        default=False,
+        description="§4.5 and §8: while a spell waits for a Reflex save the decision clock is "
+        "stopped, and the caster gets it afresh once the spell lands (1.3.0 on, set when an "
+        "encounter is created); false in encounters created before, whose clock ran on.",
+    )
     debts: dict[str, int] = Field(
         default_factory=dict, description="§8: action points owed to reflex saves."
     )

@@ -102,6 +102,15 @@ def clock(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
     ]
 
 
+def hold_for_save(state: FiftyTwoState, ctx: DecideContext) -> list[Event]:
+    """While a spell waits for a Reflex save the decision clock stops (1.3.0 on): the save is
+    the defender's decision, not timed (§8), and the caster, who has not decided anything
+    yet, is not the one being waited for (§4.5: "20 seconds per decision")."""
+    if not state.saves_hold_clock:
+        return []
+    return stop_clock(state.table.clocks, DECISION_CLOCK, ctx)
+
+
 def begin_turn(state: FiftyTwoState, cid: str, ctx: DecideContext) -> list[Event]:
     """fifty-two §5.1: action points are the combat bonus (against the magic defense of the
     opponents in attack range) plus the one action everyone gets; §8 debts are paid first."""

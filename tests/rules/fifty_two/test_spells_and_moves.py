@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 
-from service.domain.context import GM, Actor
+from service.domain.context import GM, SYSTEM, Actor
 from service.domain.errors import RuleViolation
+from service.domain.ruleset import RulesetBase
 from service.rules.fifty_two import RULESET
 from service.rules.fifty_two.cards import full_deck
 from service.rules.fifty_two.state import FiftyTwoState
+from service.rules.fifty_two.v1_2 import RULESET_1_2
 from tests.rules.harness import Table, refused
 
 MAGE = Actor("p-mage", "player", frozenset({"mage"}))
@@ -24,9 +26,10 @@ def fight(
     mage: dict[str, Any] | None = None,
     orc: dict[str, Any] | None = None,
     options: dict[str, Any] | None = None,
+    ruleset: RulesetBase[Any] = RULESET,
 ) -> Table:
     """A mage (the Allies, first in the order) against an orc, dealt from a fresh deck."""
-    table = Table(RULESET, {"dice": "mixed", "decision_seconds": None, **(options or {})})
+    table = Table(ruleset, {"dice": "mixed", "decision_seconds": None, **(options or {})})
     mage_stats = {"hp": 30, "attack_bonus": 2, "spells": [FIREBALL, BOLT], **(mage or {})}
     orc_stats = {"hp": 40, "attack_bonus": 1, "reflex_save": 2, "normal_damage": "1d6",
                  "str_mod": 2, **(orc or {})}  # fmt: skip
@@ -287,6 +290,67 @@ def test_the_gm_may_answer_a_reflex_save_for_a_creature():
                dice=[1, 1, 1, 1, 1, 1])  # fmt: skip
     assert state(table).pending_spell is None
     assert state(table).table.combatants["orc"].pools["hp"].current == 34
+
+
+# --- §4.5 and §8: the decision clock while a spell waits for a save ---------------------------
+
+ON_THE_CLOCK = {"decision_seconds": 30}
+SPARK = {"name": "spark", "rounds": 1, "instantaneous": True, "damage": "1d6", "reflex_dc": 12}
+
+
+def decision(table: Table) -> Any:
+    return state(table).table.clocks["decision"]
+
+
+def expire(table: Table, generation: int) -> list[Any]:
+    command = {"type": "expire-clock", "clock_id": "decision", "generation": generation}
+    return table.send(command, actor=SYSTEM)
+
+
+def test_a_spell_waiting_for_a_save_stops_the_decision_clock_and_the_caster_gets_it_afresh():
+    table = fight(options=ON_THE_CLOCK)
+    fireball_waits_for_the_orcs_save(table)
+    waiting = decision(table)
+    turn = state(table).turn
+    assert waiting.status == "stopped" and turn is not None and turn.combatant_id == "mage"
+    # Its deadline passes while the orc decides: the expiry is stale, the mage's turn goes on.
+    table.wait(60)
+    assert table.types(expire(table, waiting.generation)) == []
+    assert state(table).turn == turn
+
+    answered = table.send({"type": "reflex-save", "combatant_id": "orc", "attempt": False},
+                          dice=[1, 1, 1, 1, 1, 1])  # fmt: skip
+    started = [e.data for e in answered if e.type == "clock-started"]
+    # §4.5: 30 s a decision here, and 10 s more for each Ally below 4: the mage alone, 60 s.
+    assert [(s["owner"], s["duration_ms"]) for s in started] == [("mage", 60_000)], started
+    assert started[0]["generation"] == waiting.generation + 1
+    assert decision(table).status == "running" and state(table).turn == turn
+    assert table.replayed() == table.state
+
+
+def test_an_instant_spell_cast_as_an_action_leaves_the_clock_stopped_until_the_save():
+    """A turn action restarts the clock (§4.5), unless it left a spell waiting for a save."""
+    table = fight(mage={"spells": [SPARK]}, options=ON_THE_CLOCK)
+    cast = table.send({"type": "cast", "combatant_id": "mage", "spell": "spark", "target": "orc"},
+                      actor=MAGE)  # fmt: skip
+    assert table.types(cast)[-2:] == ["spell-pending", "clock-stopped"]
+    assert decision(table).status == "stopped"
+    answered = table.send({"type": "reflex-save", "combatant_id": "orc", "attempt": False},
+                          dice=[4])  # fmt: skip
+    assert "clock-started" in table.types(answered) and decision(table).status == "running"
+
+
+def test_fifty_two_1_2_0_kept_the_clock_running_while_a_spell_waited():
+    """The version before: the caster's clock ran on, and its expiry ended the caster's turn
+    while the orc was still deciding (kept for the streams recorded with it)."""
+    table = fight(options=ON_THE_CLOCK, ruleset=RULESET_1_2)
+    fireball_waits_for_the_orcs_save(table)
+    running = decision(table)
+    assert running.status == "running"
+    table.wait(60)
+    ended = [e.data for e in expire(table, running.generation) if e.type == "turn-ended"]
+    assert [(e["combatant_id"], e["reason"]) for e in ended] == [("mage", "timeout")], ended
+    assert state(table).pending_spell is not None
 
 
 # --- §8.3 standing up from prone -------------------------------------------------------------

@@ -8,15 +8,18 @@ from __future__ import annotations
 from service.rules.fifty_two import RULESET
 from service.rules.fifty_two.v1_0 import RULESET_1_0
 from service.rules.fifty_two.v1_1 import RULESET_1_1
+from service.rules.fifty_two.v1_2 import RULESET_1_2
 
 
 def test_the_default_reading_is_the_letter_and_1_0_0_keeps_its_own() -> None:
-    assert (RULESET.version, RULESET_1_1.version, RULESET_1_0.version) == (
+    assert (RULESET.version, RULESET_1_2.version, RULESET_1_1.version, RULESET_1_0.version) == (
+        "1.3.0",
         "1.2.0",
         "1.1.0",
         "1.0.0",
     )
     assert RULESET.parse_options({}).shield_magic == "if-enchanted"
+    assert RULESET_1_2.parse_options({}).shield_magic == "if-enchanted"
     assert RULESET_1_1.parse_options({}).shield_magic == "if-enchanted"
     assert RULESET_1_0.parse_options({}).shield_magic == "always"
 
