@@ -282,11 +282,11 @@ def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
                 "Alice's points this round (Alice has not acted yet, §8.2); cover in reach "
                 "takes 1 off (§8.3). Taking it costs nothing: the spell lands in full."
             )
-            # §4.5's clock is Evans's turn's, not Alice's answer's (§8: the save is not timed).
-            expect(player.locator("#clocks li")).to_contain_text("Evans's decision (running)")
+            # §8: the save is not timed, and Evans's decision clock (§4.5) stops while the
+            # spell waits (fifty-two 1.3.0): no clock runs.
+            expect(player.locator("#clocks li")).to_have_count(0)
             expect(prompt.locator(".untimed")).to_have_text(
-                "Not timed: the fight waits for this answer (the clock running, Evans's "
-                "decision, times the turn, not this save)."
+                "Not timed: the fight waits for this answer."
             )
             expect(prompt.locator(".waiting")).to_have_count(0)
             expect(prompt.get_by_role("button", name="Attempt the save")).to_be_visible()
@@ -332,6 +332,8 @@ def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
             expect(
                 player.locator("[data-combatant=alice] [data-pool=hp] .pool-value")
             ).to_have_text("58 / 83")
+            # The spell has landed: Evans's turn goes on, with the clock afresh.
+            expect(player.locator("#clocks li")).to_contain_text("Evans's decision (running)")
             assert str(HP) not in player.content()
             assert str(HP) in gm_page.content()
         finally:

@@ -51,8 +51,9 @@ export function reflexPrompt(action: ActionOption, host: ReflexHost): HTMLElemen
   const combatant = action.actor ?? "";
   const target = host.names.get(combatant) ?? combatant;
   const heading = `reflex-${combatant}`;
-  // The save is not timed (docs/rules/fifty-two.md §8): §4.5's decision clock times the
-  // acting combatant's turn, and its running out ends that turn, not the wait for this answer.
+  // The save is not timed (docs/rules/fifty-two.md §8). From fifty-two 1.3.0 on §4.5's
+  // decision clock stops while the spell waits; in an encounter of an earlier version it runs
+  // on, timing the acting combatant's turn, and its running out ends that turn.
   const clock = (host.summary.clocks ?? []).find((c) => c.status === "running");
   const controller = (host.summary.combatants ?? []).find((c) => c.id === combatant)?.controller;
   const cover = h("input", {
