@@ -307,6 +307,9 @@ def test_the_player_answers_a_reflex_save_from_the_prompt_diving_to_cover(
                 "Fireball is about to strike Alice: a Reflex save (DC 15) may be attempted."
             )
             expect(casters.locator("#prompts .prompt")).to_have_count(0)
+            expect(casters.locator("#blocked")).to_have_text(
+                "Evans: Fireball waits for Alice's Reflex save (§8)"
+            )
 
             screenshots("fifty-two-reflex", {"gm": gm_page, "player": player})
 

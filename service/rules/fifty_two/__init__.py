@@ -17,7 +17,7 @@ from service.domain.narration import Names, narrate_with
 from service.domain.options import EncounterOptions
 from service.domain.ruleset import RulesetBase
 from service.domain.table import Pool
-from service.domain.views import ActionOption
+from service.domain.views import ActionOption, Blocked
 from service.rules.fifty_two import decide, views
 from service.rules.fifty_two.commands import COMMANDS
 from service.rules.fifty_two.events import EVENT_SCHEMAS, EVENTS, UPCASTERS
@@ -102,6 +102,9 @@ class FiftyTwo(RulesetBase[FiftyTwoState]):
 
     def legal_actions(self, state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:
         return views.legal_actions(state, viewer)
+
+    def blocked(self, state: FiftyTwoState, viewer: Actor) -> list[Blocked]:
+        return views.blocked(state, viewer)
 
     def redact_event(
         self, envelope: Envelope, viewer: Actor | None, state: FiftyTwoState

@@ -10,7 +10,7 @@ from service.domain.context import Actor
 from service.domain.envelope import Envelope
 from service.domain.legal import common_actions
 from service.domain.narration import Names
-from service.domain.views import ActionOption
+from service.domain.views import ActionOption, Blocked
 from service.rules.fifty_two import armor, card_actions, layout
 from service.rules.fifty_two.cards import Card, parse_card
 from service.rules.fifty_two.reflex import (
@@ -76,6 +76,21 @@ def symbol(card: Card | str) -> str:
     body = text.rstrip("'")
     primes = text[len(body) :]
     return f"{body[:-1]}{_SYMBOL[body[-1]]}{primes}"
+
+
+def blocked(state: FiftyTwoState, viewer: Actor) -> list[Blocked]:
+    """While a spell waits for a Reflex save (§8) the fight waits with it: the viewer's
+    combatant whose turn it is (the caster, as a rule) is offered nothing until the target
+    decides, and is told so. The target is offered the save itself, so it is not blocked."""
+    pending, turn = state.pending_spell, state.turn
+    if pending is None or turn is None or viewer.role in ("observer", "auditor"):
+        return []
+    cid = turn.combatant_id
+    if cid == pending.target or not viewer.controls(cid):
+        return []
+    target = state.table.combatants[pending.target].name
+    reason = f"{pending.spell} waits for {target}'s Reflex save (§8)"
+    return [Blocked(actor=cid, reason=reason, blocked_by=[pending.target])]
 
 
 def legal_actions(state: FiftyTwoState, viewer: Actor) -> list[ActionOption]:

@@ -274,6 +274,23 @@ def test_an_unknown_spell_is_refused_naming_the_known_ones():
     assert error.code == "spell/unknown" and "fireball, bolt" in error.message
 
 
+def test_while_the_spell_waits_the_casters_player_is_told_why_nothing_is_offered():
+    table = fight()
+    fireball_waits_for_the_orcs_save(table)
+    view = state(table)
+    (waiting,) = RULESET.blocked(view, MAGE)
+    assert waiting.actor == "mage" and waiting.blocked_by == ["orc"]
+    assert waiting.reason == "fireball waits for Orc's Reflex save (§8)"
+    assert [a.type for a in RULESET.legal_actions(view, MAGE)] == ["roll"]
+    # The orc's player is offered the save, not blocked; the GM controls both: the mage's
+    # wait is the GM's to see too.
+    assert RULESET.blocked(view, ORC) == []
+    assert [b.actor for b in RULESET.blocked(view, GM)] == ["mage"]
+    table.send({"type": "reflex-save", "combatant_id": "orc", "attempt": False},
+               dice=[1, 1, 1, 1, 1, 1])  # fmt: skip
+    assert RULESET.blocked(state(table), MAGE) == []
+
+
 def test_the_gm_may_answer_a_reflex_save_for_a_creature():
     table = fight()
     table.send({"type": "cast", "combatant_id": "mage", "spell": "fireball", "target": "orc"},
