@@ -8,7 +8,7 @@ from typing import Any
 
 from service.domain.context import Actor
 from service.domain.errors import RuleViolation
-from service.domain.grid import Cell
+from service.domain.grid import Cell, distance
 from service.domain.grid_paths import costs_within
 from service.domain.legal import common_actions
 from service.domain.narration import Names
@@ -16,10 +16,10 @@ from service.domain.views import ActionOption
 from service.rules.d20_action_points import action_points
 from service.rules.d20_action_points.action_points import ACTIONS, ActionName
 from service.rules.d20_action_points.attacks import movement_rate
-from service.rules.d20_action_points.battlefield import engaged_foes, surroundings
+from service.rules.d20_action_points.battlefield import BY_NAME, engaged_foes, surroundings
 from service.rules.d20_action_points.combatants import CELL_FEET, party_sides, stats_of
 from service.rules.d20_action_points.initiative import acts_this_round
-from service.rules.d20_action_points.movement import travel
+from service.rules.d20_action_points.movement import SLOWING, travel
 from service.rules.d20_action_points.state import D20State
 
 
@@ -31,17 +31,37 @@ def reachable(state: D20State, cid: str, action: ActionName, feet: int) -> dict[
     lets a player click. Off the map, nothing."""
     table = state.table
     me = table.combatants[cid]
-    if table.map is None or me.position is None:
+    here = me.position
+    if table.map is None or here is None:
         return {}
     occupancy = {
         c.position: c.side
         for c in table.combatants.values()
         if c.position is not None and c.id != cid and not c.out_of_fight
     }
-    costs = costs_within(table.map, me.position, occupancy, me.side, feet // CELL_FEET)
+    costs = costs_within(table.map, here, occupancy, me.side, feet // CELL_FEET)
     if state.options.environment:
-        # The terrain met on the way may cut the budget below `feet`: ask the move itself.
-        costs = {cell: cost for cell, cost in costs.items() if _travels(state, cid, action, cell)}
+        # Mud or dense foliage on the way may cut `feet`; where it can (past `least`, the
+        # feet left with every kind on the map met, and a slowing cell no farther off than
+        # the path's cost allows), the move itself says, along the path it would take.
+        grid = table.map
+        slowing = [e.cell for e in grid.terrain if SLOWING.intersection(e.terrain.tags)]
+        kinds = {BY_NAME[t] for e in grid.terrain for t in SLOWING.intersection(e.terrain.tags)}
+        around = {*surroundings(state, cid), *kinds}
+        least = action_points.feet(action, movement_rate(stats_of(me).speed, around))
+
+        def slowed(cell: Cell, cost: int) -> bool:
+            # A path of `cost` can pass through m only if the two legs' open-ground
+            # distances fit in it.
+            return any(distance(grid, here, m) + distance(grid, m, cell) <= cost for m in slowing)
+
+        costs = {
+            cell: cost
+            for cell, cost in costs.items()
+            if cost * CELL_FEET <= least
+            or not slowed(cell, cost)
+            or _travels(state, cid, action, cell)
+        }
     return {
         "reachable": [{"cell": cell.model_dump(), "cost": cost} for cell, cost in costs.items()]
     }
