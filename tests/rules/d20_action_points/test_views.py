@@ -215,6 +215,16 @@ def test_mud_on_the_way_takes_its_10_feet_off_the_cells_listed():
     assert error.code == "move/too-far"
 
 
+def test_mud_off_the_way_takes_nothing_off():
+    # The straight path to (6, 1) passes beside the mud at (1, 2), not through it.
+    table = on_a_row([{"cell": [1, 2], "terrain": {"tags": ["mud"]}}])
+
+    walk = reached(offered(table)["move"][0])
+
+    assert walk[(6, 1)] == 6
+    assert act(table, {"type": "move", "combatant_id": "hero", "to": [6, 1]})[-1].data["feet"] == 30
+
+
 def test_a_prone_combatants_crawl_offers_its_five_feet_as_data():
     table = duel()
     act(table, {"type": "drop-prone", "combatant_id": "hero"})
