@@ -7,16 +7,72 @@ from collections.abc import Callable
 from typing import Any
 
 from service.domain.context import Actor
+from service.domain.errors import RuleViolation
+from service.domain.grid import Cell, distance
+from service.domain.grid_paths import costs_within
 from service.domain.legal import common_actions
 from service.domain.narration import Names
 from service.domain.views import ActionOption
 from service.rules.d20_action_points import action_points
 from service.rules.d20_action_points.action_points import ACTIONS, ActionName
 from service.rules.d20_action_points.attacks import movement_rate
-from service.rules.d20_action_points.battlefield import engaged_foes, surroundings
-from service.rules.d20_action_points.combatants import party_sides, stats_of
+from service.rules.d20_action_points.battlefield import BY_NAME, engaged_foes, surroundings
+from service.rules.d20_action_points.combatants import CELL_FEET, party_sides, stats_of
 from service.rules.d20_action_points.initiative import acts_this_round
+from service.rules.d20_action_points.movement import SLOWING, travel
 from service.rules.d20_action_points.state import D20State
+
+
+def reachable(state: D20State, cid: str, action: ActionName, feet: int) -> dict[str, Any]:
+    """On a map, the cells a move or run of `feet` can end on and what each costs in cells
+    (5 feet each), found as the move finds its path (`movement.travel`: past allies but not
+    foes, not onto an occupied cell, difficult terrain costing more; with the Environment
+    Modifiers, mud or dense foliage on the way shortening it): what a front end draws and
+    lets a player click. Off the map, nothing."""
+    table = state.table
+    me = table.combatants[cid]
+    here = me.position
+    if table.map is None or here is None:
+        return {}
+    occupancy = {
+        c.position: c.side
+        for c in table.combatants.values()
+        if c.position is not None and c.id != cid and not c.out_of_fight
+    }
+    costs = costs_within(table.map, here, occupancy, me.side, feet // CELL_FEET)
+    if state.options.environment:
+        # Mud or dense foliage on the way may cut `feet`; where it can (past `least`, the
+        # feet left with every kind on the map met, and a slowing cell no farther off than
+        # the path's cost allows), the move itself says, along the path it would take.
+        grid = table.map
+        slowing = [e.cell for e in grid.terrain if SLOWING.intersection(e.terrain.tags)]
+        kinds = {BY_NAME[t] for e in grid.terrain for t in SLOWING.intersection(e.terrain.tags)}
+        around = {*surroundings(state, cid), *kinds}
+        least = action_points.feet(action, movement_rate(stats_of(me).speed, around))
+
+        def slowed(cell: Cell, cost: int) -> bool:
+            # A path of `cost` can pass through m only if the two legs' open-ground
+            # distances fit in it.
+            return any(distance(grid, here, m) + distance(grid, m, cell) <= cost for m in slowing)
+
+        costs = {
+            cell: cost
+            for cell, cost in costs.items()
+            if cost * CELL_FEET <= least
+            or not slowed(cell, cost)
+            or _travels(state, cid, action, cell)
+        }
+    return {
+        "reachable": [{"cell": cell.model_dump(), "cost": cost} for cell, cost in costs.items()]
+    }
+
+
+def _travels(state: D20State, cid: str, action: ActionName, cell: Cell) -> bool:
+    try:
+        travel(state, cid, action, cell, None)
+    except RuleViolation:
+        return False
+    return True
 
 
 def phase_label(state: D20State) -> str:
@@ -225,8 +281,14 @@ def turn_actions(state: D20State, cid: str) -> list[ActionOption]:
         offer("crawl", "crawl", "Crawl 5 feet", params={"max_feet": budget("crawl")})
     else:
         walk, run = budget("move"), budget("run")
-        offer("move", "move", f"Move {walk} feet", params={"run": False, "max_feet": walk})
-        offer("move", "run", f"Run {run} feet", params={"run": True, "max_feet": run})
+        offer(
+            "move", "move", f"Move {walk} feet",
+            params={"run": False, "max_feet": walk, **reachable(state, cid, "move", walk)},
+        )  # fmt: skip
+        offer(
+            "move", "run", f"Run {run} feet",
+            params={"run": True, "max_feet": run, **reachable(state, cid, "run", run)},
+        )  # fmt: skip
         offer("drop-prone", "drop-prone", "Drop prone")
         if foes and not engaged_foes(state, cid) and (held is None or held.kind == "melee"):
             offer(

@@ -19,6 +19,7 @@ from tests.rules.d20_action_points.given import (
     initiative,
     monster,
     pc,
+    refused,
     start,
     state_of,
 )
@@ -171,6 +172,57 @@ def test_in_mud_legal_actions_offer_the_move_and_run_the_mud_allows():
     assert charge.params == {"max_feet": 40}
     walk = {"type": "move", "combatant_id": "hero", "feet": moves["Move 20 feet"]["max_feet"]}
     assert act(table, walk)[-1].data["allowed"] == 20
+
+
+def on_a_row(terrain: list[dict[str, Any]] | None = None) -> Table:
+    """A 10 by 3 map, the hero (speed 30) at (0, 1), the foe at (9, 1); the hero's turn."""
+    table = encounter()
+    table.send({"type": "set-map", "map": {"kind": "square", "width": 10, "height": 3,
+                                           "terrain": terrain or []}})  # fmt: skip
+    pc(table, "hero", speed=30, position=(0, 1))
+    monster(table, "foe", position=(9, 1))
+    start(table)
+    initiative(table, 15, 5)
+    return table
+
+
+def reached(option: ActionOption) -> dict[tuple[int, int], int]:
+    return {(r["cell"]["x"], r["cell"]["y"]): r["cost"] for r in option.params["reachable"]}
+
+
+def test_on_a_map_the_move_and_the_run_list_the_cells_they_reach():
+    # A move of 30 feet goes 6 cells, a run 12 (5 feet a cell), never onto the foe's cell.
+    table = on_a_row()
+
+    walk, run = (reached(o) for o in offered(table)["move"])
+
+    assert walk[(6, 1)] == 6 and (7, 1) not in walk
+    assert run[(8, 1)] == 8 and (9, 1) not in run and (0, 1) not in run
+    assert act(table, {"type": "move", "combatant_id": "hero", "to": [6, 1]})[-1].data["feet"] == 30
+
+
+def test_mud_on_the_way_takes_its_10_feet_off_the_cells_listed():
+    # Environment Modifiers: a path across the mud column at x = 1 costs 10 feet, so the
+    # move's 30 feet end at x = 4, as the move itself allows (test_examples: mud on a map).
+    mud = [{"cell": [1, y], "terrain": {"tags": ["mud"]}} for y in range(3)]
+    table = on_a_row(mud)
+
+    walk = reached(offered(table)["move"][0])
+
+    assert walk[(4, 1)] == 4 and (5, 1) not in walk
+    assert walk[(1, 1)] == 1
+    error = refused(table, {"type": "move", "combatant_id": "hero", "to": [5, 1]})
+    assert error.code == "move/too-far"
+
+
+def test_mud_off_the_way_takes_nothing_off():
+    # The straight path to (6, 1) passes beside the mud at (1, 2), not through it.
+    table = on_a_row([{"cell": [1, 2], "terrain": {"tags": ["mud"]}}])
+
+    walk = reached(offered(table)["move"][0])
+
+    assert walk[(6, 1)] == 6
+    assert act(table, {"type": "move", "combatant_id": "hero", "to": [6, 1]})[-1].data["feet"] == 30
 
 
 def test_a_prone_combatants_crawl_offers_its_five_feet_as_data():
