@@ -74,3 +74,34 @@ def test_a_chosen_target_and_a_typed_expression_survive_another_players_event(
 
 def roll(gm: Gm) -> None:
     gm.send({"type": "roll", "expression": "1d4"}, dice=[3])
+
+
+def test_a_cell_field_armed_for_the_map_stays_armed_through_another_players_event(
+    redis_url: str, queue_url: str, encounter_id: str, browser: Browser
+) -> None:
+    """The GM presses "pick on map" for a new combatant's position; an event from elsewhere
+    redraws the forms; the field is still the one a map click fills."""
+    errors: list[str] = []
+    with table_service(redis_url, queue_url) as (fray, client):
+        gm, _ = set_up(client, encounter_id)
+        gm.send({"type": "set-map", "map": {"kind": "square", "width": 6, "height": 4}})
+        gm_page = opened(browser, f"{fray}/table/{encounter_id}#token={gm.token}", errors)
+        try:
+            position = '#actions form:has([data-action=add-combatant]) input[name="position"]'
+            form = gm_page.locator("#actions form:has([data-action=add-combatant])")
+            pick = form.get_by_role("button", name='pick on map: the cell for "position"')
+            pick.click()
+            expect(pick).to_have_attribute("aria-pressed", "true")
+            expect(gm_page.locator("#map .cell[role=button]")).to_have_count(24)
+
+            marked = [(gm_page, position)]
+            mark(marked)
+            roll(gm)
+            wait_redrawn(marked)
+            expect(pick).to_have_attribute("aria-pressed", "true")
+            gm_page.get_by_role("button", name="cell 2, 3: choose").click()
+            expect(gm_page.locator(position)).to_have_value("2, 3")
+            expect(pick).to_have_attribute("aria-pressed", "false")
+        finally:
+            gm_page.goto("about:blank")
+    assert errors == [], errors

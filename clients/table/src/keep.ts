@@ -4,10 +4,13 @@
  * would be emptied by whatever happened at the table meanwhile.
  *
  * A control is found again in the new drawing by what it is: its action, the action's
- * label, its tag and its field name. Only what the user changed is carried over: each
+ * label, its tag and its field name. A cell field armed to be filled from the map stays
+ * armed (cells.ts). Only what the user changed is carried over: each
  * control's value as drawn is remembered, and a control still at that value takes the new
  * drawing's (the server's default may have moved on). A form just sent is not carried
  * over: its values were spent, and the next drawing starts afresh. */
+
+import { arm, armedField } from "./cells.js";
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -68,6 +71,8 @@ function controls(container: HTMLElement): Control[] {
  * "more options" they opened, wherever the same control is drawn again. */
 export function keepingInput(container: HTMLElement, redraw: () => void): void {
   const focused = container.contains(document.activeElement) ? key(document.activeElement) : null;
+  const armed = armedField();
+  const armedKey = armed && container.contains(armed) ? key(armed) : null;
   const changed = new Map<string, string>();
   for (const control of controls(container)) {
     const k = key(control);
@@ -88,6 +93,10 @@ export function keepingInput(container: HTMLElement, redraw: () => void): void {
   }
   for (const details of Array.from(container.querySelectorAll("details"))) {
     if (opened.has(key(details))) details.open = true;
+  }
+  if (armedKey !== null) {
+    const again = controls(container).find((control) => key(control) === armedKey);
+    arm(again instanceof HTMLInputElement ? again : null);
   }
   if (focused === null) return;
   const again = Array.from(container.querySelectorAll<HTMLElement>("button, input, select, textarea"))
