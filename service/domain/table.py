@@ -111,6 +111,15 @@ class Table(Frozen):
             )
         return found
 
+    def occupancy(self, mover: str) -> dict[Cell, str]:
+        """The cells the others still in the fight stand on, with their sides: what a path
+        of `mover`'s may pass (an ally's) or not (a foe's), and may not end on."""
+        return {
+            c.position: c.side
+            for c in self.combatants.values()
+            if c.position is not None and c.id != mover and not c.out_of_fight
+        }
+
     def resources_of(self, combatant_id: str) -> dict[str, int]:
         found = self.combatants.get(combatant_id)
         return found.resource_values() if found else {}

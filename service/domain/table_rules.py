@@ -283,11 +283,7 @@ def move_token(table: Table, combatant_id: str, to: Cell, ctx: DecideContext) ->
     grid = _check_free_cell(table, to, combatant_id)
     if mover.position is None:
         raise RuleViolation("map/not-placed", f"{mover.name} has no position on the map yet")
-    occupancy = {
-        c.position: c.side
-        for c in table.combatants.values()
-        if c.position is not None and c.id != combatant_id and not c.out_of_fight
-    }
+    occupancy = table.occupancy(combatant_id)
     path = find_path(grid, mover.position, to, occupancy, mover.side, straight=table.straight_paths)
     if path is None:
         raise RuleViolation(

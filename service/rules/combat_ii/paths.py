@@ -96,11 +96,7 @@ def stop_short(run: Run, cid: str, intention: Intention) -> bool:
 
 
 def occupancy(state: CombatIIState, mover: str) -> dict[Cell, str]:
-    return {
-        c.position: c.side
-        for c in state.table.combatants.values()
-        if c.position is not None and c.id != mover and not c.out_of_fight
-    }
+    return state.table.occupancy(mover)
 
 
 def route(state: CombatIIState, cid: str, intention: Intention) -> list[Cell]:

@@ -46,11 +46,7 @@ def travel(
         raise RuleViolation("move/no-map", "without a map (or a token) give feet, not a cell")
     if not on_map(grid, to):
         raise RuleViolation("map/off-map", f"cell {to} is not on the map")
-    occupied = {
-        c.position: c.side
-        for c in state.table.combatants.values()
-        if c.position is not None and c.id != cid and not c.out_of_fight
-    }
+    occupied = state.table.occupancy(cid)
     if to in occupied:
         raise RuleViolation("map/occupied", f"someone already stands at {to}")
     found = find_path(

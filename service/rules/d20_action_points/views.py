@@ -34,12 +34,7 @@ def reachable(state: D20State, cid: str, action: ActionName, feet: int) -> dict[
     here = me.position
     if table.map is None or here is None:
         return {}
-    occupancy = {
-        c.position: c.side
-        for c in table.combatants.values()
-        if c.position is not None and c.id != cid and not c.out_of_fight
-    }
-    costs = costs_within(table.map, here, occupancy, me.side, feet // CELL_FEET)
+    costs = costs_within(table.map, here, table.occupancy(cid), me.side, feet // CELL_FEET)
     if state.options.environment:
         # Mud or dense foliage on the way may cut `feet`; where it can (past `least`, the
         # feet left with every kind on the map met, and a slowing cell no farther off than

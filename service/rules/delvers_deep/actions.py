@@ -82,11 +82,7 @@ def move(state: DelversState, command: Move, ctx: DecideContext) -> list[Event]:
             )
         if not on_map(table.map, command.to):
             raise RuleViolation("map/off-map", f"cell {command.to} is not on the map")
-        occupancy = {
-            c.position: c.side
-            for c in table.combatants.values()
-            if c.position is not None and c.id != cid and not c.out_of_fight
-        }
+        occupancy = table.occupancy(cid)
         found = find_path(
             table.map,
             combatant.position,

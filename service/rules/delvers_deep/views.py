@@ -170,13 +170,8 @@ def reachable(state: DelversState, cid: str, reach: int) -> dict[str, Any]:
     here = table.combatants[cid].position
     if table.map is None or here is None:
         return {}
-    occupancy = {
-        c.position: c.side
-        for c in table.combatants.values()
-        if c.position is not None and c.id != cid and not c.out_of_fight
-    }
     side = table.combatants[cid].side
-    costs = costs_within(table.map, here, occupancy, side, reach)
+    costs = costs_within(table.map, here, table.occupancy(cid), side, reach)
     return {
         "reachable": [{"cell": cell.model_dump(), "cost": cost} for cell, cost in costs.items()]
     }
