@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.conftest import WAIT_MS
 from tests.e2e.helpers import bearer, fray_serving
@@ -102,3 +102,15 @@ def screenshots(name: str, pages: dict[str, Page]) -> None:
         clip = {"x": 0, "y": 0, "width": width, "height": height}
         path = str(Path(folder) / f"{name}-{role}.png")
         page.screenshot(path=path, full_page=True, clip=clip)  # type: ignore[arg-type]
+
+
+def pick_on_map(page: Page, form: Locator, field: str, cell: tuple[int, int]) -> None:
+    """Fill `form`'s cell field `field` from the map: "pick on map" arms it, a click on the
+    cell fills it and disarms it."""
+    pick = form.get_by_role("button", name=f'pick on map: the cell for "{field}"')
+    pick.click()
+    expect(pick).to_have_attribute("aria-pressed", "true")
+    x, y = cell
+    page.get_by_role("button", name=f"cell {x}, {y}: choose").click()
+    expect(form.get_by_label(field, exact=True)).to_have_value(f"{x}, {y}")
+    expect(pick).to_have_attribute("aria-pressed", "false")

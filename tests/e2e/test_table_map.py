@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import KEY
 from tests.e2e.helpers import bearer
-from tests.e2e.table_pages import Gm, opened, screenshots, table_service
+from tests.e2e.table_pages import Gm, opened, pick_on_map, screenshots, table_service
 
 
 def create(client: httpx.Client, encounter_id: str, ruleset: str) -> Gm:
@@ -270,12 +270,7 @@ def test_fifty_two_the_gm_moves_a_token_by_clicking_it_then_a_cell(
             # fills the field.
             form = gm_page.locator("form.action", has=gm_page.locator("[data-action=move-token]"))
             form.get_by_label("combatant id").select_option("ogre")
-            pick = form.get_by_role("button", name='pick on map: the cell for "to"')
-            pick.click()
-            expect(pick).to_have_attribute("aria-pressed", "true")
-            gm_page.get_by_role("button", name="cell 2, 1: choose").click()
-            expect(form.get_by_label("to", exact=True)).to_have_value("2, 1")
-            expect(pick).to_have_attribute("aria-pressed", "false")
+            pick_on_map(gm_page, form, "to", (2, 1))
             form.locator("[data-action=move-token]").click()
             expect(player.locator('#map [data-token="ogre"]')).to_have_attribute("data-at", "2,1")
             # Typed, the text fallback: "x, y".

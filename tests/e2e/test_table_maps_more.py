@@ -12,7 +12,7 @@ import re
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.table_pages import opened, table_service
+from tests.e2e.table_pages import opened, pick_on_map, table_service
 from tests.e2e.test_table_map import fits_the_screen, legal, pages, player_token, position
 from tests.e2e.test_table_prompts import created
 
@@ -145,12 +145,7 @@ def test_combat_ii_the_player_declares_a_move_by_picking_its_square_on_the_map(
             fits_the_screen(player)
 
             form = player.locator("form.action", has=player.locator("[data-action=move]"))
-            pick = form.get_by_role("button", name='pick on map: the cell for "to"')
-            pick.click()
-            expect(pick).to_have_attribute("aria-pressed", "true")
-            player.get_by_role("button", name="cell 4, 3: choose").click()
-            expect(form.get_by_label("to", exact=True)).to_have_value("4, 3")
-            expect(pick).to_have_attribute("aria-pressed", "false")
+            pick_on_map(player, form, "to", (4, 3))
             form.locator("[data-action=move]").click()
             for page in (player, gm_page):
                 expect(page.locator('#map [data-token="archer"]')).to_have_attribute(
