@@ -97,8 +97,13 @@ def _serving(
                     process.wait()
 
 
+# How long a `fray serve` may take to answer /readyz: only a ceiling for a server that never
+# comes up. Several worker processes booting on two busy cores have needed over 30 s.
+READY_WITHIN_S = 90
+
+
 def _wait_ready(process: subprocess.Popen[bytes], log: IO[bytes], url: str) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + READY_WITHIN_S
     while True:
         try:
             if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
